@@ -1,0 +1,24 @@
+// Error types shared by hvdrun, hvd-agent and libhvd.
+// Every message says what failed, where (rank, host, peer, tensor) and, where known, what to do.
+#pragma once
+
+#include <string>
+
+#include "hvd/error.h"
+
+namespace hvd {
+
+// Bad input from the user (flags, host lists, hostfiles): exit code 2, one line naming the value and the fix.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+  static constexpr int kExitCode = 2;
+};
+
+// A peer broke the protocol or failed authentication; the connection is dropped, the job goes on.
+class ProtocolError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace hvd

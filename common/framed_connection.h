@@ -1,0 +1,64 @@
+// One authenticated control-plane connection on an Asio io_context: the handshake (as server or client), then
+// a read loop that hands each verified JSON frame to on_message, and an ordered write queue.
+// Any failure (I/O, authentication, malformed frame) ends the connection once, through on_close(reason).
+// Lives in a shared_ptr because pending handlers keep it alive; all calls happen on the io_context's thread.
+#pragma once
+
+#include <asio.hpp>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/frame.h"
+
+namespace hvd {
+
+class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
+ public:
+  using MessageHandler = std::function<void(const nlohmann::json&)>;
+  using CloseHandler = std::function<void(const std::string& reason)>;
+  using ReadyHandler = std::function<void()>;
+
+  enum class Role { kServer, kClient };
+
+  FramedConnection(asio::ip::tcp::socket socket, std::string secret, Role role);
+
+  // Runs the handshake; on success calls on_ready, then delivers frames to on_message until closed.
+  void start(ReadyHandler on_ready, MessageHandler on_message, CloseHandler on_close);
+  void send(const nlohmann::json& message);
+  // Closes after the queued frames are written (bounded by the peer reading them).
+  void close_after_flush();
+  void close(const std::string& reason);
+  bool open() const { return open_; }
+  std::string peer() const { return peer_; }
+
+ private:
+  void do_server_hello();
+  void do_read_client_proof();
+  void do_client_read_hello();
+  void do_client_read_proof();
+  void on_authenticated(const std::string& session_key);
+  void do_read_header();
+  void do_read_body(std::size_t n);
+  void do_write();
+
+  asio::ip::tcp::socket socket_;
+  std::string secret_;
+  Role role_;
+  std::string peer_;
+  bool open_ = true;
+  bool close_when_flushed_ = false;
+  std::string handshake_in_, handshake_out_;
+  std::string header_, body_;
+  std::unique_ptr<FrameSealer> sealer_;
+  std::unique_ptr<FrameOpener> opener_;
+  std::deque<std::string> write_queue_;
+  std::shared_ptr<void> handshake_state_;
+  ReadyHandler on_ready_;
+  MessageHandler on_message_;
+  CloseHandler on_close_;
+};
+
+}  // namespace hvd

@@ -1,0 +1,46 @@
+// The control-plane contract between hvdrun, hvd-agent and libhvd's store client.
+//
+// Transport: one TCP connection per agent and per worker store client to hvdrun's coordination server,
+// authenticated by the handshake in handshake.h, then frames from frame.h (JSON objects).
+//
+// First frame from the client says who it is:
+//   {"type":"hello","role":"agent","host":"h1","pid":123}
+//   {"type":"hello","role":"store","rank":3}
+//
+// Agent link, launcher -> agent:
+//   {"type":"launch","command":["./train","--x"],"cwd":"/dir","kill_grace_s":5,
+//    "ranks":[{"rank":0,"env":{"HOROVOD_RANK":"0",...}}, ...]}
+//   {"type":"terminate","reason":"..."}   SIGTERM every worker's group, SIGKILL after kill_grace_s; then the
+//                                          agent sends "exit" for each worker and finally "bye", and exits.
+//   {"type":"heartbeat"}
+// Agent link, agent -> launcher:
+//   {"type":"started","rank":0,"pid":1234}
+//   {"type":"spawn_failed","rank":0,"code":127,"error":"cannot execute './train': No such file or directory"}
+//   {"type":"output","rank":0,"stream":"stdout"|"stderr","lines":["...", ...]}   whole lines, no '\n'
+//   {"type":"exit","rank":0,"pid":1234,"code":7}   or  {"type":"exit","rank":0,"pid":1234,"signal":11}
+//   {"type":"bye"}                                  all workers are reaped; the agent is about to exit
+//   {"type":"heartbeat"}
+// Either side that hears nothing for kHeartbeatTimeout counts the other as lost: the launcher stops the job
+// naming the host; the agent kills its workers and exits.
+//
+// Store link (worker -> launcher), one request at a time, each answered once:
+//   {"op":"set","key":k,"value":v}            -> {"ok":true}
+//   {"op":"get","key":k,"timeout_ms":t}       -> {"ok":true,"value":v}  (waits until set, or)
+//                                             -> {"ok":false,"error":"timed out waiting for key 'k'"}
+//   {"op":"add","key":k,"delta":n}            -> {"ok":true,"value":<new integer value>}
+// Values are strings (UTF-8 text; binary values are hex-encoded by the client).
+#pragma once
+
+#include <chrono>
+
+namespace hvd::protocol {
+
+inline constexpr std::chrono::seconds kHeartbeatInterval{1};
+inline constexpr std::chrono::seconds kHeartbeatTimeout{10};
+
+// Environment the agent sets for each worker besides the HOROVOD_* contract.
+inline constexpr const char* kEnvStoreAddr = "HVD_STORE_ADDR";  // host:port of hvdrun's coordination server
+inline constexpr const char* kEnvSecret = "HVD_SECRET";          // job secret, hex (/proc/PID/environ is 0400)
+inline constexpr const char* kEnvDataAddr = "HVD_DATA_ADDR";     // address to bind/advertise for the data plane
+
+}  // namespace hvd::protocol

@@ -1,0 +1,79 @@
+// The collectives. Each has an asynchronous form returning a Handle and a blocking form.
+// All ranks must call the same ops with the same names; unnamed ops are named from call order, so they must
+// also be called in the same order. Ops whose output size is known only after negotiation (allgather,
+// alltoall, reducescatter) allocate through an OutputAllocator; by default the handle owns the output.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hvd/handle.h"
+#include "hvd/types.h"
+
+namespace hvd {
+
+// Called on the background thread with the output's dtype and shape; returns memory for it (on the input's
+// device). The memory must stay valid until the handle completes.
+using OutputAllocator = std::function<void*(DataType dtype, const std::vector<std::int64_t>& shape)>;
+
+struct AllreduceOptions {
+  ReduceOp op = ReduceOp::kAverage;
+  double prescale_factor = 1.0;   // applied to each input before the reduction
+  double postscale_factor = 1.0;  // applied to the result
+  std::string name;
+};
+
+struct AllgatherOptions {
+  std::string name;
+  OutputAllocator allocate;  // empty: the handle owns the output
+};
+
+struct BroadcastOptions {
+  int root = 0;
+  std::string name;
+};
+
+struct AlltoallOptions {
+  std::vector<std::int64_t> splits;  // rows of the first dimension sent to each rank; empty: equal parts
+  std::string name;
+  OutputAllocator allocate;
+};
+
+struct ReducescatterOptions {
+  ReduceOp op = ReduceOp::kAverage;  // kSum or kAverage
+  std::string name;
+  OutputAllocator allocate;
+};
+
+// `output` may alias `input` (in place). Shapes and dtypes must match.
+Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
+void allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
+
+// Negotiated and fused as one unit: all or none become ready together.
+Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
+                               const AllreduceOptions& options = {});
+void grouped_allreduce(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
+                       const AllreduceOptions& options = {});
+
+// Concatenates along the first dimension, which may differ per rank.
+Handle allgather_async(const TensorView& input, const AllgatherOptions& options = {});
+TensorView allgather(const TensorView& input, const AllgatherOptions& options = {});
+
+// In place: on the root `tensor` is sent, elsewhere it is overwritten.
+Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options = {});
+void broadcast(const TensorView& tensor, const BroadcastOptions& options = {});
+
+Handle alltoall_async(const TensorView& input, const AlltoallOptions& options = {});
+
+// The first dimension is split across ranks (the first ranks get one more row when it does not divide).
+Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& options = {});
+
+void barrier();
+
+// This rank has no more data: until every rank has joined, its part in other ranks' allreduces is zeros.
+// Returns the last rank to join.
+int join();
+
+}  // namespace hvd

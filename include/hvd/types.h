@@ -1,0 +1,45 @@
+// Data types, reduction ops, devices and the non-owning tensor view that every collective takes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hvd {
+
+enum class DataType : std::uint8_t {
+  kUInt8, kInt8, kUInt16, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64, kBool,
+};
+
+std::size_t size_of(DataType dtype);
+const char* name_of(DataType dtype);  // "float32", ...
+
+enum class ReduceOp : std::uint8_t { kSum, kAverage, kMin, kMax, kProduct, kAdasum };
+const char* name_of(ReduceOp op);  // "sum", ...
+
+struct Device {
+  enum class Kind : std::uint8_t { kCPU, kGPU };
+  Kind kind = Kind::kCPU;
+  int index = -1;  // CUDA device ordinal for kGPU
+  static Device cpu() { return {}; }
+  static Device gpu(int index) { return {Kind::kGPU, index}; }
+  bool is_gpu() const { return kind == Kind::kGPU; }
+};
+
+// A view of memory owned by the caller; it must stay valid until the op's handle completes.
+struct TensorView {
+  void* data = nullptr;
+  DataType dtype = DataType::kFloat32;
+  std::vector<std::int64_t> shape;  // empty shape = a scalar (one element)
+  Device device;
+
+  std::int64_t num_elements() const {
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+  std::size_t num_bytes() const { return static_cast<std::size_t>(num_elements()) * size_of(dtype); }
+};
+
+}  // namespace hvd
