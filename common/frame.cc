@@ -13,7 +13,8 @@ std::string mac_input(std::uint64_t sequence, std::string_view body) {
 }
 }  // namespace
 
-std::string FrameSealer::seal(const nlohmann::json& message) { return seal_body(message.dump()); }
+std::string FrameSealer::seal(const nlohmann::json& message) { // Invalid UTF-8 (a worker printing binary) is replaced, never thrown.
+  return seal_body(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); }
 
 std::string FrameSealer::seal_body(std::string_view body) {
   if (body.size() > kMaxFrameBody) throw Error("frame body of " + std::to_string(body.size()) + " bytes is above the limit");

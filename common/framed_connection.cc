@@ -13,6 +13,18 @@ FramedConnection::FramedConnection(asio::ip::tcp::socket socket, std::string sec
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
+std::string FramedConnection::local_address() const {
+  std::error_code ec;
+  auto ep = socket_.local_endpoint(ec);
+  return ec ? std::string() : ep.address().to_string();
+}
+
+std::string FramedConnection::remote_address() const {
+  std::error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  return ec ? std::string() : ep.address().to_string();
+}
+
 void FramedConnection::start(ReadyHandler on_ready, MessageHandler on_message, CloseHandler on_close) {
   on_ready_ = std::move(on_ready);
   on_message_ = std::move(on_message);
@@ -95,9 +107,9 @@ void FramedConnection::on_authenticated(const std::string& session_key) {
   std::deque<std::string> bodies;
   bodies.swap(write_queue_);
   for (auto& b : bodies) write_queue_.push_back(sealer_->seal_body(b));
-  if (on_ready_) on_ready_();
   if (!write_queue_.empty()) do_write();
-  do_read_header();
+  if (on_ready_) on_ready_();
+  if (open_) do_read_header();
 }
 
 void FramedConnection::do_read_header() {
@@ -131,18 +143,19 @@ void FramedConnection::do_read_body(std::size_t n) {
 
 void FramedConnection::send(const nlohmann::json& message) {
   if (!open_) return;
-  bool idle = write_queue_.empty();
   if (!sealer_) {
-    write_queue_.push_back(message.dump());  // sealed once the session key exists
+    write_queue_.push_back(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));  // sealed once the session key exists
     return;
   }
   write_queue_.push_back(sealer_->seal(message));
-  if (idle) do_write();
+  if (!writing_) do_write();
 }
 
 void FramedConnection::do_write() {
+  writing_ = true;
   asio::async_write(socket_, asio::buffer(write_queue_.front()),
                     [self = shared_from_this()](std::error_code ec, std::size_t) {
+                      self->writing_ = false;
                       if (ec) return self->close("write: " + ec.message());
                       self->write_queue_.pop_front();
                       if (!self->write_queue_.empty()) {

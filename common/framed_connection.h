@@ -27,12 +27,20 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
 
   // Runs the handshake; on success calls on_ready, then delivers frames to on_message until closed.
   void start(ReadyHandler on_ready, MessageHandler on_message, CloseHandler on_close);
+  // Replaces the handlers (a server hands a connection to its owner after the hello frame).
+  void set_handlers(MessageHandler on_message, CloseHandler on_close) {
+    on_message_ = std::move(on_message);
+    on_close_ = std::move(on_close);
+  }
   void send(const nlohmann::json& message);
   // Closes after the queued frames are written (bounded by the peer reading them).
   void close_after_flush();
   void close(const std::string& reason);
   bool open() const { return open_; }
   std::string peer() const { return peer_; }
+  // Addresses of this connection's two ends, without ports ("" when the socket is closed).
+  std::string local_address() const;
+  std::string remote_address() const;
 
  private:
   void do_server_hello();
@@ -50,6 +58,7 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   std::string peer_;
   bool open_ = true;
   bool close_when_flushed_ = false;
+  bool writing_ = false;  // one async_write in flight at a time
   std::string handshake_in_, handshake_out_;
   std::string header_, body_;
   std::unique_ptr<FrameSealer> sealer_;

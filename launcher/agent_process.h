@@ -1,0 +1,37 @@
+// A running hvd-agent for one host, started by hvdrun: on this host a plain child process, elsewhere a command
+// executed over SSH. The job secret is written to the agent's stdin, never put on a command line. The agent
+// watches its stdin: when it closes (this object destroyed, hvdrun killed, SSH link lost), the agent kills its
+// workers and exits.
+#pragma once
+
+#include <asio.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace hvd::launcher {
+
+struct AgentStart {
+  std::string host;              // the host as the user named it ("h1", "user@h1"); shown in errors
+  std::string agent_path;        // absolute path of hvd-agent on that host
+  std::string coordinator_host;  // address the agent connects back to; empty: chosen by the starter
+  int coordinator_port = 0;
+  std::string secret_hex;
+  std::string log_level = "warning";
+  // Called on the io_context's thread, at most once, when the agent could not start or ended: the reason
+  // names the host and the cause ("h2: connection refused", "h2: hvd-agent exited with code 127: ...").
+  std::function<void(const std::string& reason)> on_ended;
+};
+
+class AgentProcess {
+ public:
+  virtual ~AgentProcess() = default;  // stops the agent: closes its stdin; a local child is also reaped
+  virtual const std::string& host() const = 0;
+};
+
+// The command line hvdrun runs for an agent (no secret in it).
+std::vector<std::string> agent_command(const AgentStart& start);
+
+std::unique_ptr<AgentProcess> start_local_agent(asio::io_context& io, AgentStart start);
+
+}  // namespace hvd::launcher

@@ -1,0 +1,55 @@
+// hvdrun: parse the command line into LaunchOptions, plan the ranks, run the job as a Session.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <variant>
+
+#include "common/error.h"
+#include "common/logging.h"
+#include "launcher/command_check.h"
+#include "launcher/exit_codes.h"
+#include "launcher/options.h"
+#include "launcher/plan.h"
+#include "launcher/session.h"
+
+namespace {
+
+// hvd-agent is installed beside hvdrun.
+std::string local_agent_path() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hvd-agent").string();
+}
+
+int run(int argc, char** argv) {
+  using namespace hvd::launcher;
+  auto parsed = parse_command_line(argc, argv);
+  if (auto* exit_now = std::get_if<ExitNow>(&parsed)) {
+    std::cout << exit_now->text << std::flush;
+    return exit_now->code;
+  }
+  auto options = std::get<LaunchOptions>(std::move(parsed));
+  hvd::setup_logging("hvdrun", options.verbose ? "info" : options.log_level);
+  Plan plan = make_plan(options.hosts, options.np);
+  // Checked before anything starts, so a typo costs no agent or SSH connection.
+  const char* path = std::getenv("PATH");
+  options.command[0] = resolve_command(options.command[0], path ? path : "");
+  Session session(std::move(options), std::move(plan), local_agent_path());
+  return session.run();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A dead agent's pipe must surface as an error on that agent, not kill hvdrun.
+  ::signal(SIGPIPE, SIG_IGN);
+  try {
+    return run(argc, argv);
+  } catch (const hvd::UsageError& e) {
+    std::cerr << "hvdrun: " << e.what() << std::endl;
+    return hvd::launcher::exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "hvdrun: " << e.what() << std::endl;
+    return hvd::launcher::exit_code::kInternal;
+  }
+}

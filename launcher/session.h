@@ -1,0 +1,80 @@
+// One job, from start to exit code: the coordination server, one agent per host, the workers' output and the
+// job's fate. run() returns hvdrun's exit code.
+//
+// Teardown, in one place (begin_teardown): the first failure (a worker's non-zero exit or fatal signal, a
+// worker that cannot be executed, a lost agent, SIGINT/SIGTERM/SIGHUP) sets the exit code and sends
+// "terminate" to every agent, which SIGTERMs its workers' process groups and SIGKILLs them after the grace
+// period. hvdrun waits for every agent's "bye" up to the grace period plus a margin, then closes the agents'
+// stdin (they kill whatever is left and exit) and returns.
+#pragma once
+
+#include <asio.hpp>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/framed_connection.h"
+#include "launcher/agent_process.h"
+#include "launcher/coordination_server.h"
+#include "launcher/options.h"
+#include "launcher/output_printer.h"
+#include "launcher/plan.h"
+
+namespace hvd::launcher {
+
+class Session {
+ public:
+  Session(LaunchOptions options, Plan plan, std::string agent_path);
+  int run();
+
+ private:
+  struct Agent {
+    std::string host;
+    std::vector<int> ranks;
+    std::unique_ptr<AgentProcess> process;
+    std::shared_ptr<FramedConnection> link;
+    std::chrono::steady_clock::time_point last_heard;
+    std::string failure;  // why it could not start, if it could not
+    bool done = false;    // said bye, or its link is gone
+  };
+  struct Rank {
+    int pid = 0;
+    bool exited = false;
+  };
+
+  void start_agents();
+  void on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello);
+  void launch_all();
+  void on_agent_message(Agent& agent, const nlohmann::json& message);
+  void on_agent_closed(Agent& agent, const std::string& reason);
+  void on_agent_ended(Agent& agent, const std::string& reason);
+  void on_worker_exit(const Agent& agent, const nlohmann::json& message);
+  void on_start_timeout();
+  void fail(int code, const std::string& message);
+  void begin_teardown();
+  void force_stop();
+  void maybe_finish();
+  void do_heartbeat();
+  void do_wait_signal();
+  Agent* find_agent(const std::string& host);
+
+  LaunchOptions options_;
+  Plan plan_;
+  std::string agent_path_;
+  std::string secret_hex_;
+  asio::io_context io_;
+  asio::signal_set signals_;
+  asio::steady_timer start_timer_, heartbeat_timer_, teardown_timer_;
+  std::unique_ptr<CoordinationServer> server_;
+  OutputPrinter printer_;
+  std::vector<Agent> agents_;
+  std::vector<Rank> ranks_;
+  std::optional<int> exit_code_;
+  bool launched_ = false;
+  bool tearing_down_ = false;
+};
+
+}  // namespace hvd::launcher

@@ -1,0 +1,35 @@
+// The rendezvous store that hvdrun serves to the job's workers (protocol in common/protocol.h): a key-value map
+// whose `get` waits for the key to be set, bounded by the request's timeout. Runs on the session's io_context.
+#pragma once
+
+#include <asio.hpp>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/framed_connection.h"
+
+namespace hvd::launcher {
+
+class StoreServer {
+ public:
+  explicit StoreServer(asio::io_context& io) : io_(io) {}
+  // Answers one request from `client` (each request gets exactly one reply frame).
+  void handle(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request);
+
+ private:
+  struct Waiter {
+    std::weak_ptr<FramedConnection> client;
+    std::shared_ptr<asio::steady_timer> timer;
+  };
+  void reply_value(const std::shared_ptr<FramedConnection>& client, const std::string& value);
+  void wake_waiters(const std::string& key);
+
+  asio::io_context& io_;
+  std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<Waiter>> waiters_;
+};
+
+}  // namespace hvd::launcher

@@ -1,0 +1,37 @@
+# Ctrl-C (SIGINT) to hvdrun stops every worker and exits 130; SIGTERM 143; hvdrun killed by SIGKILL leaves no
+# worker alive: each agent notices its launcher is gone and kills its workers.
+source "$(dirname "$0")/lib.sh"
+
+# start_job NP: starts hvdrun with hanging workers in the background; sets JOB_PID and WORKER_PIDS.
+start_job() {
+  "$HVDRUN" -np "$1" --kill-grace 2 "$WORKER" hang >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+  JOB_PID=$!
+  local deadline=$((SECONDS + 30))
+  while [ "$(grep -c 'pid=' "$TEST_TMP/out" || true)" -lt "$1" ]; do
+    [ $SECONDS -lt $deadline ] || fail "workers did not start: $(cat "$TEST_TMP/err")"
+    sleep 0.1
+  done
+  WORKER_PIDS=$(grep -oE 'pid=[0-9]+' "$TEST_TMP/out" | cut -d= -f2)
+}
+
+for sig in INT TERM HUP; do
+  start_job 4
+  kill -s "$sig" "$JOB_PID"
+  set +e
+  timeout 30 tail --pid="$JOB_PID" -f /dev/null
+  wait "$JOB_PID"
+  RC=$?
+  set -e
+  case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
+  [ "$RC" -eq "$want" ] || fail "SIG$sig: hvdrun exited $RC, expected $want"
+  grep -qF "received SIG$sig" "$TEST_TMP/err" || fail "SIG$sig: no message: $(cat "$TEST_TMP/err")"
+  wait_gone 10 $WORKER_PIDS
+  pass "SIG$sig -> exit $want, every worker gone"
+done
+
+start_job 3
+agent_pids=$(pgrep -P "$JOB_PID" hvd-agent || true)
+kill -KILL "$JOB_PID"
+wait "$JOB_PID" 2>/dev/null || true
+wait_gone 15 $WORKER_PIDS $agent_pids
+pass "SIGKILL of hvdrun: every worker and agent gone"
