@@ -1,6 +1,7 @@
 #include "launcher/agent_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,6 +21,8 @@ std::vector<std::string> agent_command(const AgentStart& start) {
 }
 
 namespace {
+
+constexpr int kAgentExitWaitMs = 10'000;
 
 // The local agent: a child process whose stdin is a pipe we hold; its exit is seen through a pidfd so the
 // launcher needs no process-wide SIGCHLD handler.
@@ -61,8 +64,9 @@ class LocalAgentProcess : public AgentProcess {
     std::error_code ignored;
     pidfd_watch_.cancel(ignored);
     if (pid_ > 0) {
-      // Give it a moment to stop its workers gracefully, then insist.
-      for (int i = 0; i < 100 && ::waitpid(pid_, nullptr, WNOHANG) == 0; ++i) ::usleep(50'000);
+      // Give it the time to stop its workers gracefully (it SIGKILLs them after their grace), then insist.
+      pollfd pfd{pidfd_watch_.native_handle(), POLLIN, 0};
+      ::poll(&pfd, 1, kAgentExitWaitMs);
       if (::waitpid(pid_, nullptr, WNOHANG) == 0) {
         ::kill(pid_, SIGKILL);
         ::waitpid(pid_, nullptr, 0);
