@@ -32,8 +32,10 @@ int run(int argc, char** argv) {
   hvd::setup_logging("hvdrun", options.verbose ? "info" : options.log_level);
   Plan plan = make_plan(options.hosts, options.np);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
-  const char* path = std::getenv("PATH");
-  options.command[0] = resolve_command(options.command[0], path ? path : "");
+  if (!options.command.empty()) {
+    const char* path = std::getenv("PATH");
+    options.command[0] = resolve_command(options.command[0], path ? path : "");
+  }
   Session session(std::move(options), std::move(plan), local_agent_path());
   return session.run();
 }
