@@ -129,7 +129,7 @@ void Session::launch_all() {
     nlohmann::json ranks = nlohmann::json::array();
     for (int r : agent.ranks) {
       ranks.push_back({{"rank", r},
-                       {"env", worker_env(plan_.slots[r], plan_.size(), options_, store_addr, secret_hex_, data_addr)}});
+                       {"env", worker_env(plan_.slots[r], plan_.size(), options_, store_addr, "", data_addr)}});
     }
     agent.link->send({{"type", "launch"},
                       {"command", options_.command},

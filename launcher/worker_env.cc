@@ -32,7 +32,9 @@ EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, cons
   env["HOROVOD_CROSS_SIZE"] = std::to_string(slot.cross_size);
   env["HOROVOD_HOSTNAME"] = slot.host;
   env[protocol::kEnvStoreAddr] = store_addr;
-  env[protocol::kEnvSecret] = secret_hex;
+  // The agent already hands its workers the secret it read on stdin; an empty value keeps it out of the
+  // launch frame, which is authenticated but not encrypted.
+  if (!secret_hex.empty()) env[protocol::kEnvSecret] = secret_hex;
   if (!data_addr.empty()) env[protocol::kEnvDataAddr] = data_addr;
   return env;
 }

@@ -1,0 +1,258 @@
+#include "agent/agent.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "common/protocol.h"
+
+namespace hvd::agent {
+namespace {
+
+constexpr std::chrono::milliseconds kRetryDelay{250};
+constexpr std::chrono::seconds kFlushBound{5};
+
+std::string lowercase_first(std::string s) {
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
+std::string env_value(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+Agent::Agent(AgentOptions options)
+    : options_(std::move(options)),
+      socket_(io_),
+      connect_deadline_(io_),
+      retry_timer_(io_),
+      heartbeat_timer_(io_),
+      flush_deadline_(io_),
+      signals_(io_, SIGTERM, SIGINT, SIGHUP),
+      supervisor_(io_,
+                  Supervisor::Callbacks{
+                      [this](int rank, const char* stream, std::vector<std::string> lines) {
+                        send({{"type", "output"}, {"rank", rank}, {"stream", stream}, {"lines", std::move(lines)}});
+                      },
+                      [this](const WorkerExit& e) {
+                        nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
+                        if (e.signal) m["signal"] = *e.signal;
+                        if (e.code) m["code"] = *e.code;
+                        send(m);
+                      },
+                      [this] {
+                        if (launched_ || stopping_) finish();
+                      }}) {}
+
+Agent::~Agent() = default;
+
+std::string Agent::address() const {
+  const auto& h = options_.coordinator_host;
+  return (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" + std::to_string(options_.coordinator_port);
+}
+
+int Agent::run() {
+  if (options_.stdin_fd >= 0) {
+    try {
+      stdin_.emplace(io_, ::fcntl(options_.stdin_fd, F_DUPFD_CLOEXEC, 3));
+      do_watch_stdin();
+    } catch (const std::system_error& e) {
+      // A file or /dev/null cannot be polled; the link and the heartbeats still guard the job.
+      spdlog::warn("cannot watch stdin for the launcher's end ({}); relying on the link alone", e.what());
+      stdin_.reset();
+    }
+  }
+  do_wait_signals();
+  connect_deadline_.expires_after(options_.connect_timeout);
+  connect_deadline_.async_wait([this](std::error_code ec) {
+    if (ec || ready_) return;
+    if (link_) {
+      fail("hvd-agent on " + options_.host + ": the coordinator at " + address() + " did not complete the " +
+               "handshake within " + std::to_string(options_.connect_timeout.count()) + " s; is it hvdrun's port?",
+           kExitAuthFailed);
+    } else {
+      fail("hvd-agent on " + options_.host + ": cannot reach the coordinator at " + address() + ": " +
+               lowercase_first(last_connect_error_.empty() ? "timed out" : last_connect_error_),
+           kExitUnreachable);
+    }
+  });
+  do_connect();
+  io_.run();
+  return exit_code_;
+}
+
+void Agent::do_connect() {
+  if (stopping_) return;
+  asio::ip::tcp::resolver resolver(io_);
+  std::error_code ec;
+  auto endpoints = resolver.resolve(options_.coordinator_host, std::to_string(options_.coordinator_port), ec);
+  auto retry = [this] {
+    retry_timer_.expires_after(kRetryDelay);
+    retry_timer_.async_wait([this](std::error_code ec2) {
+      if (!ec2 && !link_) do_connect();
+    });
+  };
+  if (ec) {
+    last_connect_error_ = ec.message();
+    return retry();
+  }
+  asio::async_connect(socket_, endpoints, [this, retry](std::error_code ec2, const asio::ip::tcp::endpoint&) {
+    if (stopping_ || finished_) return;
+    if (ec2) {
+      last_connect_error_ = ec2.message();
+      spdlog::debug("connect to {} failed: {}; retrying", address(), ec2.message());
+      return retry();
+    }
+    on_connected();
+  });
+}
+
+void Agent::on_connected() {
+  link_ = std::make_shared<FramedConnection>(std::move(socket_), options_.secret, FramedConnection::Role::kClient);
+  link_->start(
+      [this] {
+        ready_ = true;
+        connect_deadline_.cancel();
+        last_heard_ = std::chrono::steady_clock::now();
+        spdlog::info("connected to the coordinator at {}", address());
+        do_heartbeat();
+      },
+      [this](const nlohmann::json& m) { on_message(m); },
+      [this](const std::string& reason) {
+        if (!ready_ && !finished_) {
+          return fail("hvd-agent on " + options_.host + ": authentication with the coordinator at " + address() +
+                          " failed (" + reason + "); the agent must get this job's secret on stdin",
+                      kExitAuthFailed);
+        }
+        on_link_closed(reason);
+      });
+  // Queued now, sealed and sent first once the handshake succeeds. (Sending from the ready handler would
+  // start a second write of the same frame inside FramedConnection::on_authenticated.)
+  link_->send({{"type", "hello"}, {"role", "agent"}, {"host", options_.host}, {"pid", ::getpid()}});
+}
+
+void Agent::on_message(const nlohmann::json& message) {
+  last_heard_ = std::chrono::steady_clock::now();
+  std::string type = message.value("type", "");
+  if (type == "heartbeat") return;
+  if (type == "launch") return launch(message);
+  if (type == "terminate")
+    return stop("the launcher asked to stop: " + message.value("reason", "no reason given"), kExitOk, false);
+  spdlog::warn("ignoring a message of unknown type '{}' from the launcher", type);
+}
+
+void Agent::launch(const nlohmann::json& message) {
+  if (launched_ || stopping_) {
+    spdlog::warn("ignoring a second launch message (or one after a stop)");
+    return;
+  }
+  launched_ = true;
+  try {
+    kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", 5.0) * 1000));
+    SpawnOptions base;
+    base.command = message.at("command").get<std::vector<std::string>>();
+    base.cwd = message.value("cwd", "");
+    base.host = options_.host;
+    for (const auto& r : message.at("ranks")) {
+      SpawnOptions spawn = base;
+      int rank = r.at("rank").get<int>();
+      spawn.env[protocol::kEnvStoreAddr] = address();
+      spawn.env[protocol::kEnvSecret] = options_.secret_hex;
+      if (r.contains("env")) {
+        for (const auto& [name, value] : r.at("env").items()) spawn.env[name] = env_value(value);
+      }
+      try {
+        pid_t pid = supervisor_.spawn(rank, spawn);
+        spdlog::debug("rank {} started as pid {}", rank, pid);
+        send({{"type", "started"}, {"rank", rank}, {"pid", pid}});
+      } catch (const SpawnError& e) {
+        spdlog::error("rank {}: {}", rank, e.what());
+        send({{"type", "spawn_failed"}, {"rank", rank}, {"code", e.exit_code()}, {"error", e.what()}});
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    spdlog::error("malformed launch message from the launcher: {}", e.what());
+    return stop("malformed launch message", kExitLauncherLost, false);
+  }
+  if (supervisor_.idle()) finish();  // nothing started: every rank failed to spawn, or none was given
+}
+
+void Agent::do_heartbeat() {
+  heartbeat_timer_.expires_after(protocol::kHeartbeatInterval);
+  heartbeat_timer_.async_wait([this](std::error_code ec) {
+    if (ec || finished_ || !link_ || !link_->open()) return;
+    if (std::chrono::steady_clock::now() - last_heard_ > protocol::kHeartbeatTimeout) {
+      return link_->close("nothing heard from the launcher for " + std::to_string(protocol::kHeartbeatTimeout.count()) +
+                          " s");
+    }
+    send({{"type", "heartbeat"}});
+    do_heartbeat();
+  });
+}
+
+void Agent::do_watch_stdin() {
+  stdin_->async_wait(asio::posix::descriptor_base::wait_read, [this](std::error_code ec) {
+    if (ec) return;
+    char buf[256];
+    ssize_t n = ::read(stdin_->native_handle(), buf, sizeof buf);
+    if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) return do_watch_stdin();
+    stop("the launcher is gone (the agent's stdin closed)", kExitLauncherLost, true);
+  });
+}
+
+void Agent::do_wait_signals() {
+  signals_.async_wait([this](std::error_code ec, int sig) {
+    if (ec) return;
+    stop(std::string("received SIG") + ::sigabbrev_np(sig), kExitOk, false);
+    do_wait_signals();
+  });
+}
+
+void Agent::on_link_closed(const std::string& reason) {
+  if (finished_) return io_.stop();
+  stop("lost the link to the launcher at " + address() + ": " + reason, kExitLauncherLost, true);
+}
+
+void Agent::stop(const std::string& why, int exit_code, bool launcher_lost) {
+  if (stopping_) return;
+  stopping_ = true;
+  exit_code_ = exit_code;
+  if (launcher_lost) {
+    spdlog::error("hvd-agent on {}: {}; killing {} worker(s)", options_.host, why, supervisor_.size());
+  } else {
+    spdlog::info("stopping: {}", why);
+  }
+  retry_timer_.cancel();
+  supervisor_.terminate(std::chrono::milliseconds(kill_grace_ms_));
+}
+
+void Agent::finish() {
+  if (finished_) return;
+  finished_ = true;
+  heartbeat_timer_.cancel();
+  connect_deadline_.cancel();
+  if (!link_ || !link_->open()) return io_.stop();
+  send({{"type", "bye"}});
+  flush_deadline_.expires_after(kFlushBound);
+  flush_deadline_.async_wait([this](std::error_code ec) {
+    if (!ec && link_) link_->close("the launcher did not read the last frames");
+  });
+  link_->close_after_flush();
+}
+
+void Agent::fail(const std::string& message, int exit_code) {
+  std::cerr << message << std::endl;
+  exit_code_ = exit_code;
+  finished_ = true;
+  io_.stop();
+}
+
+void Agent::send(const nlohmann::json& message) {
+  if (link_ && link_->open() && ready_) link_->send(message);
+}
+
+}  // namespace hvd::agent

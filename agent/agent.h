@@ -1,0 +1,79 @@
+// hvd-agent's protocol side (see common/protocol.h): connect back to hvdrun's coordination server, prove the
+// job secret, spawn the ranks of a "launch", stream their output and exits, answer "terminate", heartbeat.
+// Contract: the launcher counts as lost when stdin reaches EOF, the link closes or it stays silent for
+// kHeartbeatTimeout; the agent then kills every worker's group and exits 1. A "terminate", SIGTERM/SIGINT/SIGHUP,
+// or all workers ending on their own lead to "exit" for each worker, then "bye", and exit 0.
+#pragma once
+
+#include <asio.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "agent/supervisor.h"
+#include "common/framed_connection.h"
+
+namespace hvd::agent {
+
+struct AgentOptions {
+  std::string coordinator_host;
+  int coordinator_port = 0;
+  std::string host;        // this host as hvdrun names it
+  std::string secret;      // raw bytes
+  std::string secret_hex;  // as read from stdin; handed to workers in HVD_SECRET
+  int stdin_fd = 0;        // watched for EOF; -1: not watched
+  std::chrono::seconds connect_timeout{30};
+};
+
+// Exit codes of hvd-agent.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitLauncherLost = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitUnreachable = 3;
+inline constexpr int kExitAuthFailed = 4;
+
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Runs until the job is over on this host; returns the exit code. Fatal messages go to stderr.
+  int run();
+
+ private:
+  void do_connect();
+  void on_connected();
+  void on_message(const nlohmann::json& message);
+  void on_link_closed(const std::string& reason);
+  void launch(const nlohmann::json& message);
+  void do_heartbeat();
+  void do_watch_stdin();
+  void do_wait_signals();
+  void stop(const std::string& why, int exit_code, bool launcher_lost);
+  void finish();
+  void fail(const std::string& message, int exit_code);
+  void send(const nlohmann::json& message);
+  std::string address() const;
+
+  AgentOptions options_;
+  asio::io_context io_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer connect_deadline_, retry_timer_, heartbeat_timer_, flush_deadline_;
+  asio::signal_set signals_;
+  std::optional<asio::posix::stream_descriptor> stdin_;
+  Supervisor supervisor_;
+  std::shared_ptr<FramedConnection> link_;
+  std::chrono::steady_clock::time_point last_heard_;
+  std::string last_connect_error_;
+  bool ready_ = false;
+  bool launched_ = false;
+  bool stopping_ = false;
+  bool finished_ = false;
+  int kill_grace_ms_ = 5000;
+  int exit_code_ = kExitOk;
+};
+
+}  // namespace hvd::agent

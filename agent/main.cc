@@ -1,0 +1,39 @@
+// hvd-agent: started by hvdrun, one per host; reads the job secret on stdin and runs that host's workers.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "agent/agent.h"
+#include "agent/options.h"
+#include "common/logging.h"
+
+int main(int argc, char** argv) {
+  using namespace hvd::agent;
+  std::string coordinator, log_level = "warning";
+  AgentOptions options;
+  options.host = hvd::this_hostname();
+  CLI::App app{"hvd-agent: runs one host's workers for hvdrun; the job secret comes on stdin"};
+  app.add_option("--coordinator", coordinator, "hvdrun's coordination server, HOST:PORT")->required();
+  app.add_option("--host", options.host, "this host as hvdrun names it (default: the hostname)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warning, error or off");
+  int connect_timeout_s = 30;
+  app.add_option("--connect-timeout", connect_timeout_s, "seconds to keep trying to reach the coordinator")
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  try {
+    options.connect_timeout = std::chrono::seconds(connect_timeout_s);
+    hvd::setup_logging("hvd-agent", log_level);
+    parse_coordinator(coordinator, options);
+    read_secret(STDIN_FILENO, options);
+  } catch (const hvd::Error& e) {
+    std::cerr << "hvd-agent on " << options.host << ": " << e.what() << std::endl;
+    return kExitUsage;
+  }
+  return Agent(std::move(options)).run();
+}

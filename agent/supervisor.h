@@ -1,0 +1,71 @@
+// Owns the workers of one agent: spawns them, pumps their output, reaps them through SIGCHLD inside the event
+// loop, and tears them down (SIGTERM to each process group, SIGKILL to the groups still alive after the grace).
+// Contract: a worker's exit is reported only after its stdout and stderr reached EOF (or kDrainBound after
+// the exit, when a grandchild keeps a pipe open), so no output of a worker follows its exit. on_idle fires once
+// every spawned worker's exit has been reported. All calls and callbacks happen on the io_context's thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <asio.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/output_pump.h"
+#include "agent/process.h"
+
+namespace hvd::agent {
+
+struct WorkerExit {
+  int rank = -1;
+  pid_t pid = -1;
+  std::optional<int> code;    // set when the worker exited
+  std::optional<int> signal;  // set when a signal killed it
+};
+
+class Supervisor {
+ public:
+  static constexpr std::chrono::seconds kDrainBound{2};
+
+  struct Callbacks {
+    std::function<void(int rank, const char* stream, std::vector<std::string> lines)> on_output;
+    std::function<void(const WorkerExit&)> on_exit;
+    std::function<void()> on_idle;
+  };
+
+  Supervisor(asio::io_context& io, Callbacks callbacks);
+  ~Supervisor();  // SIGKILLs whatever is left, reaps it, closes the pipes
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Throws SpawnError (with 127/126) when the worker cannot start.
+  pid_t spawn(int rank, const SpawnOptions& options);
+  // SIGTERM every live group now, SIGKILL after grace. Fires on_idle (posted) at once when nothing runs.
+  void terminate(std::chrono::milliseconds grace);
+  bool idle() const;
+  std::size_t size() const { return workers_.size(); }
+
+ private:
+  struct Worker;
+
+  void do_wait_sigchld();
+  void reap();
+  void on_stream_closed(pid_t pid);
+  void maybe_report(Worker& worker);
+  void report(Worker& worker);
+  void signal_live_groups(int sig);
+
+  asio::io_context& io_;
+  Callbacks callbacks_;
+  asio::signal_set sigchld_;
+  asio::steady_timer grace_timer_;
+  std::map<pid_t, std::unique_ptr<Worker>> workers_;
+  bool idle_fired_ = false;
+};
+
+}  // namespace hvd::agent

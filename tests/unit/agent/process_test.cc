@@ -1,0 +1,169 @@
+#include "agent/process.h"
+
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+using hvd::agent::Process;
+using hvd::agent::SpawnError;
+using hvd::agent::SpawnOptions;
+
+namespace {
+
+SpawnOptions sh(const std::string& script) {
+  SpawnOptions o;
+  o.command = {"/bin/sh", "-c", script};
+  o.host = "testhost";
+  return o;
+}
+
+std::string read_all(hvd::UniqueFd fd) {
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) out.append(buf, n);
+  return out;
+}
+
+// A zombie counts as dead: its reaper may be a container's init that never waits.
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, comm, state;
+  if (!(stat >> pid_field >> comm >> state)) return false;
+  return state != "Z";
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds bound) {
+  auto until = std::chrono::steady_clock::now() + bound;
+  while (alive(pid)) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Process runs a shell with the overlaid environment, cwd and pipes") {
+  auto o = sh("echo out $HVD_TEST_VAR; echo err >&2; pwd; read x; echo stdin=$?; exit 7");
+  o.env["HVD_TEST_VAR"] = "value";
+  o.cwd = "/tmp";
+  auto p = Process::spawn(o);
+  CHECK(::getpgid(p.pid()) == p.pid());
+  auto out = read_all(p.take_stdout());
+  auto err = read_all(p.take_stderr());
+  int status = p.wait();
+  CHECK(out == "out value\n/tmp\nstdin=1\n");  // stdin is /dev/null: read fails at EOF
+  CHECK(err == "err\n");
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+}
+
+TEST_CASE("Process reports death by signal") {
+  auto p = Process::spawn(sh("kill -SEGV $$"));
+  int status = p.wait();
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGSEGV);
+  CHECK(hvd::agent::describe_status(status) == "signal 11 (SIGSEGV)");
+}
+
+TEST_CASE("Process::spawn fails with 127 for a missing program and 126 for one not executable") {
+  SpawnOptions o;
+  o.host = "testhost";
+  o.command = {"/nonexistent/program"};
+  try {
+    Process::spawn(o);
+    FAIL("spawn succeeded");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 127);
+    CHECK(std::string(e.what()) == "cannot execute '/nonexistent/program' on testhost: No such file or directory");
+  }
+  std::string path = "/tmp/hvd_process_test_noexec_" + std::to_string(::getpid());
+  std::ofstream(path) << "#!/bin/sh\n";
+  ::chmod(path.c_str(), 0644);
+  o.command = {path};
+  try {
+    Process::spawn(o);
+    FAIL("spawn succeeded");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 126);
+    CHECK(std::string(e.what()).find("Permission denied") != std::string::npos);
+  }
+  ::unlink(path.c_str());
+  o.command = {"definitely-not-a-command-hvd"};
+  CHECK_THROWS_AS(Process::spawn(o), SpawnError);
+}
+
+TEST_CASE("Process::spawn names the directory when cwd is missing") {
+  auto o = sh("true");
+  o.cwd = "/nonexistent/dir";
+  try {
+    Process::spawn(o);
+    FAIL("spawn succeeded");
+  } catch (const SpawnError& e) {
+    CHECK(std::string(e.what()).find("'/nonexistent/dir'") != std::string::npos);
+  }
+}
+
+TEST_CASE("Process searches the worker's PATH and runs commands relative to cwd") {
+  std::string dir = "/tmp/hvd_process_test_dir_" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0755);
+  std::string script = dir + "/hello.sh";
+  std::ofstream(script) << "#!/bin/sh\necho hi from script\n";
+  ::chmod(script.c_str(), 0755);
+  SpawnOptions o;
+  o.host = "testhost";
+  o.command = {"./hello.sh"};
+  o.cwd = dir;
+  auto p = Process::spawn(o);
+  CHECK(read_all(p.take_stdout()) == "hi from script\n");
+  p.wait();
+  o.command = {"hello.sh"};
+  o.cwd = "/";
+  o.env["PATH"] = dir + ":/usr/bin:/bin";
+  auto q = Process::spawn(o);
+  CHECK(read_all(q.take_stdout()) == "hi from script\n");
+  q.wait();
+  ::unlink(script.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST_CASE("a process group signal reaches grandchildren; the destructor kills and reaps") {
+  pid_t grandchild = -1;
+  pid_t child = -1;
+  {
+    auto p = Process::spawn(sh("sleep 1000 & echo $!; wait"));
+    child = p.pid();
+    auto out = p.take_stdout();
+    std::string line;
+    char c;
+    while (::read(out.get(), &c, 1) == 1 && c != '\n') line.push_back(c);
+    grandchild = std::stoi(line);
+    CHECK(alive(grandchild));
+    CHECK(::getpgid(grandchild) == child);
+    CHECK(p.signal_group(SIGTERM));
+    int status = p.wait();
+    CHECK(WIFSIGNALED(status));
+  }
+  CHECK(gone_within(grandchild, std::chrono::seconds(5)));
+  {
+    auto p = Process::spawn(sh("sleep 1000"));
+    child = p.pid();
+  }
+  CHECK_FALSE(alive(child));  // reaped by the destructor, so not even a zombie
+}
+
+TEST_CASE("Process is move-only and a moved-from one owns nothing") {
+  auto p = Process::spawn(sh("exit 4"));
+  pid_t pid = p.pid();
+  Process q = std::move(p);
+  CHECK(p.pid() == -1);
+  CHECK(q.pid() == pid);
+  CHECK(WEXITSTATUS(q.wait()) == 4);
+}
