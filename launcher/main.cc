@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/logging.h"
+#include "launcher/check_hosts.h"
 #include "launcher/command_check.h"
 #include "launcher/exit_codes.h"
 #include "launcher/options.h"
@@ -30,6 +31,7 @@ int run(int argc, char** argv) {
   }
   auto options = std::get<LaunchOptions>(std::move(parsed));
   hvd::setup_logging("hvdrun", options.verbose ? "info" : options.log_level);
+  if (options.check_hosts) return check_hosts(std::move(options), local_agent_path());
   Plan plan = make_plan(options.hosts, options.np);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
   if (!options.command.empty()) {

@@ -90,6 +90,14 @@ void Session::start_agents() {
   }
 }
 
+std::vector<std::string> Session::connected_hosts() const {
+  std::vector<std::string> hosts;
+  for (const auto& a : agents_) {
+    if (a.link) hosts.push_back(a.host);
+  }
+  return hosts;
+}
+
 Session::Agent* Session::find_agent(const std::string& host) {
   for (auto& a : agents_) {
     if (a.host == host) return &a;
@@ -112,7 +120,7 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
                      [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
   spdlog::info("agent on {} connected from {}", host, link->peer());
   for (const auto& a : agents_) {
-    if (!a.link) return;
+    if (!a.link) return check_start_failures();
   }
   launch_all();
 }
@@ -145,7 +153,13 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
   if (type == "output") {
     const int rank = message.value("rank", -1);
     const bool is_stderr = message.value("stream", "") == "stderr";
-    for (const auto& line : message.at("lines")) printer_.line(rank, is_stderr, line.get<std::string>());
+    for (const auto& line : message.at("lines")) {
+      if (output_handler_) {
+        output_handler_(rank, is_stderr, line.get<std::string>());
+      } else {
+        printer_.line(rank, is_stderr, line.get<std::string>());
+      }
+    }
     printer_.flush();
   } else if (type == "started") {
     ranks_.at(message.at("rank").get<int>()).pid = message.value("pid", 0);
@@ -194,13 +208,23 @@ void Session::on_agent_ended(Agent& agent, const std::string& reason) {
   if (!launched_) {
     agent.failure = reason;
     agent.done = true;
-    return fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + reason);
+    return check_start_failures();
   }
   if (!agent.link || !agent.link->open()) {
     agent.done = true;
     if (!tearing_down_) fail(exit_code::kAgentLost, "hvdrun: lost the agent on " + reason);
   }
   maybe_finish();
+}
+
+void Session::check_start_failures() {
+  // Wait until every host has either connected or failed, so the error names every failed host at once.
+  std::string failures;
+  for (const auto& a : agents_) {
+    if (!a.link && a.failure.empty()) return;
+    if (!a.failure.empty()) failures += (failures.empty() ? "" : "; ") + a.failure;
+  }
+  if (!failures.empty()) fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + failures);
 }
 
 void Session::on_start_timeout() {

@@ -10,6 +10,7 @@
 
 #include <asio.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,12 @@ class Session {
  public:
   Session(LaunchOptions options, Plan plan, std::string agent_path);
   int run();
+
+  // Instead of printing workers' output, hand each line to `handler` (hvdrun --check-hosts reads its probes).
+  using OutputHandler = std::function<void(int rank, bool is_stderr, const std::string& line)>;
+  void set_output_handler(OutputHandler handler) { output_handler_ = std::move(handler); }
+  // After run(): the hosts whose agent connected and authenticated.
+  std::vector<std::string> connected_hosts() const;
 
  private:
   struct Agent {
@@ -53,6 +60,7 @@ class Session {
   void on_agent_ended(Agent& agent, const std::string& reason);
   void on_worker_exit(const Agent& agent, const nlohmann::json& message);
   void on_start_timeout();
+  void check_start_failures();
   void fail(int code, const std::string& message);
   void begin_teardown();
   void force_stop();
@@ -73,6 +81,7 @@ class Session {
   std::vector<Agent> agents_;
   std::vector<Rank> ranks_;
   std::optional<int> exit_code_;
+  OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;
 };

@@ -1,5 +1,5 @@
 # Bad input: exit code 2 and one line naming the value and the fix, before anything starts.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 check() {  # check "expected text" ARGS...
   local want=$1; shift

@@ -1,5 +1,5 @@
 # Every rank of -np 1..8 on this host gets the right HOROVOD_* place, and its output comes back prefixed.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 for np in 1 2 3 4 5 6 7 8; do
   run_hvdrun 60 -np "$np" "$WORKER" env

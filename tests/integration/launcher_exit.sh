@@ -1,6 +1,6 @@
 # The job's fate: all exit 0 -> 0; the first failure's code (128+N for a signal) with a message naming the
 # rank, host and pid; the other ranks are stopped; a command that cannot be executed -> 127/126.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 run_hvdrun 60 -np 4 "$WORKER" exit 9 0
 expect_rc 0 "all ranks exit 0"

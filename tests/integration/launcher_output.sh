@@ -1,6 +1,6 @@
 # Many ranks writing many lines at once: every line arrives whole, once, with its rank prefix; the
 # unterminated last line, very long lines and '\r' progress updates come through.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 lines=20000
 run_hvdrun 180 -np 4 "$WORKER" spam "$lines" 100

@@ -1,6 +1,6 @@
 # The control plane admits only holders of the job secret: a wrong secret or garbage on the coordination port
 # is dropped and logged while the job runs on and completes; the secret is on no process's command line.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 "$HVDRUN" -np 2 --verbose -- sh -c '"$0" secret; sleep 4; echo finished' "$WORKER" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!

@@ -1,6 +1,6 @@
 # Ctrl-C (SIGINT) to hvdrun stops every worker and exits 130; SIGTERM 143; hvdrun killed by SIGKILL leaves no
 # worker alive: each agent notices its launcher is gone and kills its workers.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.bash"
 
 # start_job NP: starts hvdrun with hanging workers in the background; sets JOB_PID and WORKER_PIDS.
 start_job() {
