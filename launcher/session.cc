@@ -11,6 +11,7 @@
 #include "common/protocol.h"
 #include "launcher/agent_starter.h"
 #include "launcher/exit_codes.h"
+#include "launcher/local_host.h"
 #include "launcher/worker_env.h"
 
 namespace hvd::launcher {
@@ -134,10 +135,15 @@ void Session::launch_all() {
     // address hvdrun saw the agent come from: both are known to route between these two hosts.
     const std::string store_addr = agent.link->local_address() + ":" + std::to_string(server_->port());
     const std::string data_addr = agent.link->remote_address();
+    // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
+    const EnvMap inherited = is_local_host(agent.host) ? EnvMap{} : forwarded_env(environ);
     nlohmann::json ranks = nlohmann::json::array();
     for (int r : agent.ranks) {
-      ranks.push_back({{"rank", r},
-                       {"env", worker_env(plan_.slots[r], plan_.size(), options_, store_addr, "", data_addr)}});
+      EnvMap env = inherited;
+      for (auto& [name, value] : worker_env(plan_.slots[r], plan_.size(), options_, store_addr, "", data_addr)) {
+        env[name] = value;
+      }
+      ranks.push_back({{"rank", r}, {"env", env}});
     }
     agent.link->send({{"type", "launch"},
                       {"command", options_.command},

@@ -31,3 +31,11 @@ done
 pass "8000 lines of 200 bytes from two hosts, every one whole"
 expect_no_job_on 10 h1 h2
 pass "nothing left on h1 or h2"
+
+# Remote workers get hvdrun's PATH and the documented prefixes (NCCL_*, OMP_*, ...) but not other variables.
+export NCCL_DEBUG=INFO OMP_NUM_THREADS=3 TEST_PRIVATE_VAR=no
+h0_hvdrun 60 -np 2 -H h1:1,h2:1 -- sh -c 'echo "fwd $NCCL_DEBUG $OMP_NUM_THREADS ${TEST_PRIVATE_VAR:-unset} ${PATH%%:*}"'
+expect_rc 0 "forwarded environment"
+want="fwd INFO 3 unset ${PATH%%:*}"
+[ "$(grep -cF -- "$want" <<<"$OUT")" -eq 2 ] || { echo "$OUT"; fail "remote workers lack the forwarded environment '$want'"; }
+pass "remote workers get PATH and the forwarded prefixes, nothing else"
