@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Launch overhead: median wall time of `hvdrun -np 4 /bin/true`, interleaved with Open MPI's
 # `mpirun -np 4 /bin/true` and the floor (four /bin/true started by sh), >= RUNS runs each; ratios printed.
-# With a running netns cluster (scripts/netns-cluster.sh up 8), also the 2-host and 8-host launches.
+# With a running netns cluster, also the 2-host launch against mpirun's, and 8 hosts against 2:
+#   scripts/netns-cluster.sh up 8 && CLUSTER_SSH_CONFIG=$(scripts/netns-cluster.sh config) CLUSTER_HOSTS=8 \
+#     scripts/bench-launch.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-15}
@@ -27,7 +29,7 @@ run_one() {
     floor) time_ms sh -c '/bin/true & /bin/true & /bin/true & /bin/true & wait' ;;
     hvdrun-2hosts) time_ms scripts/netns-cluster.sh exec h0 "$PWD/$HVDRUN" --ssh-config "$CLUSTER_SSH_CONFIG" -np 4 -H h1:2,h2:2 /bin/true ;;
     mpirun-2hosts) time_ms scripts/netns-cluster.sh exec h0 mpirun --allow-run-as-root --oversubscribe -np 4 -H h1:2,h2:2 \
-                     --mca plm_rsh_args "-F $CLUSTER_SSH_CONFIG" /bin/true ;;
+                     --mca plm_rsh_agent "ssh -F $CLUSTER_SSH_CONFIG" /bin/true ;;
     hvdrun-8hosts) time_ms scripts/netns-cluster.sh exec h0 "$PWD/$HVDRUN" --ssh-config "$CLUSTER_SSH_CONFIG" -np 8 \
                      -H h1:1,h2:1,h3:1,h4:1,h5:1,h6:1,h7:1,h8:1 /bin/true ;;
   esac
