@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hvd/export.h"
 #include "hvd/handle.h"
 #include "hvd/types.h"
 
@@ -48,32 +49,34 @@ struct ReducescatterOptions {
 };
 
 // `output` may alias `input` (in place). Shapes and dtypes must match.
-Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
-void allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
+HVD_API Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
+HVD_API void allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
 
 // Negotiated and fused as one unit: all or none become ready together.
-Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
+HVD_API Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
+                                       const AllreduceOptions& options = {});
+HVD_API void grouped_allreduce(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
                                const AllreduceOptions& options = {});
-void grouped_allreduce(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
-                       const AllreduceOptions& options = {});
 
 // Concatenates along the first dimension, which may differ per rank.
-Handle allgather_async(const TensorView& input, const AllgatherOptions& options = {});
-TensorView allgather(const TensorView& input, const AllgatherOptions& options = {});
+HVD_API Handle allgather_async(const TensorView& input, const AllgatherOptions& options = {});
+// The blocking form returns a view of memory from options.allocate, which it therefore requires (hvd::Error
+// otherwise): without an allocator the result would die with the handle. Use allgather_async to keep it there.
+HVD_API TensorView allgather(const TensorView& input, const AllgatherOptions& options = {});
 
 // In place: on the root `tensor` is sent, elsewhere it is overwritten.
-Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options = {});
-void broadcast(const TensorView& tensor, const BroadcastOptions& options = {});
+HVD_API Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options = {});
+HVD_API void broadcast(const TensorView& tensor, const BroadcastOptions& options = {});
 
-Handle alltoall_async(const TensorView& input, const AlltoallOptions& options = {});
+HVD_API Handle alltoall_async(const TensorView& input, const AlltoallOptions& options = {});
 
 // The first dimension is split across ranks (the first ranks get one more row when it does not divide).
-Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& options = {});
+HVD_API Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& options = {});
 
-void barrier();
+HVD_API void barrier();
 
 // This rank has no more data: until every rank has joined, its part in other ranks' allreduces is zeros.
 // Returns the last rank to join.
-int join();
+HVD_API int join();
 
 }  // namespace hvd

@@ -4,9 +4,11 @@
 
 #include <stdexcept>
 
+#include "hvd/export.h"
+
 namespace hvd {
 
-class Error : public std::runtime_error {
+class HVD_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "hvd/export.h"
 #include "hvd/types.h"
 
 namespace hvd {
@@ -16,7 +17,7 @@ namespace detail {
 struct HandleState;
 }
 
-class Handle {
+class HVD_API Handle {
  public:
   Handle() = default;
   explicit Handle(std::shared_ptr<detail::HandleState> state) : state_(std::move(state)) {}

@@ -4,20 +4,21 @@
 
 #include "hvd/collectives.h"
 #include "hvd/error.h"
+#include "hvd/export.h"
 #include "hvd/handle.h"
 #include "hvd/types.h"
 
 namespace hvd {
 
-void init();      // throws hvd::Error naming the problem (bad HOROVOD_* value, unreachable store, ...)
-void shutdown();  // idempotent; pending ops fail with "hvd is shutting down"
-bool is_initialized();
+HVD_API void init();      // throws hvd::Error naming the problem (bad HOROVOD_* value, unreachable store, ...)
+HVD_API void shutdown();  // idempotent; pending ops fail with "hvd is shutting down"
+HVD_API bool is_initialized();
 
-int rank();
-int size();
-int local_rank();
-int local_size();
-int cross_rank();
-int cross_size();
+HVD_API int rank();
+HVD_API int size();
+HVD_API int local_rank();
+HVD_API int local_size();
+HVD_API int cross_rank();
+HVD_API int cross_size();
 
 }  // namespace hvd

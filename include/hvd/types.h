@@ -6,17 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "hvd/export.h"
+
 namespace hvd {
 
+// clang-format off
 enum class DataType : std::uint8_t {
   kUInt8, kInt8, kUInt16, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64, kBool,
 };
+// clang-format on
 
-std::size_t size_of(DataType dtype);
-const char* name_of(DataType dtype);  // "float32", ...
+HVD_API std::size_t size_of(DataType dtype);
+HVD_API const char* name_of(DataType dtype);  // "float32", ...
 
 enum class ReduceOp : std::uint8_t { kSum, kAverage, kMin, kMax, kProduct, kAdasum };
-const char* name_of(ReduceOp op);  // "sum", ...
+HVD_API const char* name_of(ReduceOp op);  // "sum", ...
 
 struct Device {
   enum class Kind : std::uint8_t { kCPU, kGPU };

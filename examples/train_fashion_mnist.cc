@@ -1,0 +1,211 @@
+// Fashion-MNIST with hvd: Horovod's PyTorch MNIST example in C++. Every rank trains on its shard of the data
+// (DistributedRandomSampler) with gradients averaged by DistributedOptimizer; rank 0 logs and writes the checkpoint.
+// Extra flags for tests and benchmarks: --max-steps, --checksum (each rank prints a hash of its parameters),
+// --benchmark (rank 0 prints one `BENCH key=value ...` line: throughput and the time step() waits for allreduce).
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "examples/fashion_mnist_data.h"
+#include "hvd/torch.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int epochs = 10;
+  int batch_size = 64;
+  int test_batch_size = 1000;
+  double lr = 0.01;
+  double momentum = 0.5;
+  std::uint64_t seed = 42;
+  int log_interval = 10;
+  bool no_cuda = false;
+  bool fp16_allreduce = false;
+  bool use_adasum = false;
+  double gradient_predivide_factor = 1.0;
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  std::string checkpoint;
+  int threads = 1;
+  long max_steps = -1;  // stop training after this many steps (all epochs); -1: no limit
+  bool checksum = false;
+  bool benchmark = false;
+};
+
+struct NetImpl : torch::nn::Module {
+  NetImpl()
+      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 10, 5)))),
+        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(10, 20, 5)))),
+        conv2_drop(register_module("conv2_drop", torch::nn::Dropout2d())),
+        fc1(register_module("fc1", torch::nn::Linear(320, 50))),
+        fc2(register_module("fc2", torch::nn::Linear(50, 10))) {}
+
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(torch::max_pool2d(conv1->forward(x), 2));
+    x = torch::relu(torch::max_pool2d(conv2_drop->forward(conv2->forward(x)), 2));
+    x = torch::relu(fc1->forward(x.view({-1, 320})));
+    x = torch::dropout(x, 0.5, is_training());
+    return torch::log_softmax(fc2->forward(x), 1);
+  }
+
+  torch::nn::Conv2d conv1, conv2;
+  torch::nn::Dropout2d conv2_drop;
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(Net);
+
+// FNV-1a over every parameter's bytes in order: equal only if the parameters are bitwise identical.
+std::uint64_t parameter_checksum(Net& model) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto& p : model->parameters()) {
+    torch::Tensor c = p.detach().cpu().contiguous();
+    const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
+    for (std::size_t i = 0; i < c.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  }
+  return h;
+}
+
+struct Timing {
+  long steps = 0;
+  double step_s = 0;  // whole steps, after warm-up
+  double wait_s = 0;  // inside DistributedOptimizer::synchronize(): waiting for allreduces
+};
+
+void test(Net& model, hvd::examples::FashionMnistDataset& dataset, const Options& o, torch::Device device) {
+  model->eval();
+  torch::NoGradGuard no_grad;
+  torch::data::samplers::DistributedSequentialSampler sampler(*dataset.size(), hvd::size(), hvd::rank(), false);
+  double loss_sum = 0, correct = 0, count = 0;
+  while (auto indices = sampler.next(o.test_batch_size)) {
+    auto batch = dataset.get_batch(*indices);
+    auto output = model->forward(batch.data.to(device));
+    auto target = batch.target.to(device);
+    loss_sum += torch::nll_loss(output, target, {}, torch::Reduction::Sum).item<double>();
+    correct += output.argmax(1).eq(target).sum().item<double>();
+    count += static_cast<double>(indices->size());
+  }
+  // Ranks may hold one sample more or less (no padding): average the sums, then divide by the average count.
+  double mean_count = hvd::torch::metric_average(count, "test_count");
+  double loss = hvd::torch::metric_average(loss_sum, "test_loss") / mean_count;
+  double accuracy = hvd::torch::metric_average(correct, "test_correct") / mean_count;
+  if (hvd::rank() == 0) std::printf("\nTest set: Average loss: %.4f, Accuracy: %.2f%%\n\n", loss, 100.0 * accuracy);
+  std::fflush(stdout);
+}
+
+int run(const Options& o) {
+  hvd::init();
+  torch::set_num_threads(o.threads);
+  torch::manual_seed(o.seed);
+  const bool cuda = !o.no_cuda && torch::cuda::is_available();
+  torch::Device device = cuda ? torch::Device(torch::kCUDA, hvd::local_rank()) : torch::Device(torch::kCPU);
+  if (cuda) torch::cuda::manual_seed(o.seed);
+
+  hvd::examples::FashionMnistDataset train_set(hvd::examples::load_fashion_mnist(o.data_dir, true));
+  hvd::examples::FashionMnistDataset test_set(hvd::examples::load_fashion_mnist(o.data_dir, false));
+
+  Net model;
+  model->to(device);
+  // Horovod's rule: scale the learning rate by the number of ranks (not with Adasum, which adapts itself).
+  const double lr_scaler = o.use_adasum ? 1.0 : hvd::size();
+  torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(o.lr * lr_scaler).momentum(o.momentum));
+  hvd::torch::broadcast_parameters(model->named_parameters(), 0);
+  hvd::torch::broadcast_optimizer_state(sgd, 0);
+  hvd::torch::DistributedOptimizerOptions dopts;
+  dopts.compression = o.fp16_allreduce ? hvd::torch::Compression::kFP16 : hvd::torch::Compression::kNone;
+  dopts.op = o.use_adasum ? hvd::ReduceOp::kAdasum : hvd::ReduceOp::kAverage;
+  dopts.gradient_predivide_factor = o.gradient_predivide_factor;
+  hvd::torch::DistributedOptimizer optimizer(sgd, model->named_parameters(), dopts);
+
+  torch::data::samplers::DistributedRandomSampler sampler(*train_set.size(), hvd::size(), hvd::rank());
+  const long shard = static_cast<long>((*train_set.size() + hvd::size() - 1) / hvd::size());
+  const long batches = (shard + o.batch_size - 1) / o.batch_size;
+  Timing timing;
+  long step = 0;
+  const auto train_start = Clock::now();
+  for (int epoch = 1; epoch <= o.epochs && step != o.max_steps; ++epoch) {
+    model->train();
+    sampler.set_epoch(static_cast<std::size_t>(epoch));
+    sampler.reset();
+    long batch_idx = 0;
+    while (step != o.max_steps) {
+      const auto t0 = Clock::now();
+      auto indices = sampler.next(static_cast<std::size_t>(o.batch_size));
+      if (!indices) break;
+      auto batch = train_set.get_batch(*indices);
+      optimizer.zero_grad();
+      auto loss = torch::nll_loss(model->forward(batch.data.to(device)), batch.target.to(device));
+      loss.backward();
+      const auto t1 = Clock::now();
+      optimizer.synchronize();
+      const auto t2 = Clock::now();
+      optimizer.step();
+      if (++step > 10) {  // the first steps warm up allocators and the runtime's caches
+        ++timing.steps;
+        timing.step_s += std::chrono::duration<double>(Clock::now() - t0).count();
+        timing.wait_s += std::chrono::duration<double>(t2 - t1).count();
+      }
+      if (batch_idx % o.log_interval == 0 && hvd::rank() == 0) {
+        std::printf("Train Epoch: %d [%ld/%ld (%.0f%%)]\tLoss: %.6f\n", epoch, batch_idx * o.batch_size, shard,
+                    100.0 * static_cast<double>(batch_idx) / static_cast<double>(batches), loss.item<double>());
+        std::fflush(stdout);
+      }
+      ++batch_idx;
+    }
+    const double train_s = std::chrono::duration<double>(Clock::now() - train_start).count();
+    if (!o.benchmark) test(model, test_set, o, device);
+    if (hvd::rank() == 0 && !o.benchmark) std::printf("Epoch %d done: %.1f s of training so far\n", epoch, train_s);
+    if (hvd::rank() == 0 && !o.checkpoint.empty()) torch::save(model, o.checkpoint);
+  }
+  if (o.benchmark && hvd::rank() == 0) {
+    const double per_step = timing.step_s / static_cast<double>(std::max(1L, timing.steps));
+    std::printf("BENCH np=%d threads=%d batch=%d steps=%ld samples_per_sec=%.1f step_ms=%.3f wait_ms=%.3f "
+                "wait_share=%.4f\n",
+                hvd::size(), o.threads, o.batch_size, timing.steps, hvd::size() * o.batch_size / per_step,
+                1000.0 * per_step, 1000.0 * timing.wait_s / static_cast<double>(std::max(1L, timing.steps)),
+                timing.wait_s / std::max(1e-12, timing.step_s));
+  }
+  if (o.checksum) std::printf("PARAM_CHECKSUM rank=%d steps=%ld %016llx\n", hvd::rank(), step,
+                              static_cast<unsigned long long>(parameter_checksum(model)));
+  std::fflush(stdout);
+  hvd::shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Train Horovod's MNIST network on Fashion-MNIST with hvd"};
+  app.add_option("--epochs", o.epochs, "number of epochs to train")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "input batch size for training, per rank")->capture_default_str();
+  app.add_option("--test-batch-size", o.test_batch_size, "input batch size for testing")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (multiplied by the number of ranks unless --use-adasum)")
+      ->capture_default_str();
+  app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
+  app.add_option("--log-interval", o.log_interval, "batches between progress lines")->capture_default_str();
+  app.add_flag("--no-cuda", o.no_cuda, "train on the CPU even when CUDA is available");
+  app.add_flag("--fp16-allreduce", o.fp16_allreduce, "compress gradients to float16 for the allreduce");
+  app.add_flag("--use-adasum", o.use_adasum, "reduce with Adasum instead of averaging");
+  app.add_option("--gradient-predivide-factor", o.gradient_predivide_factor,
+                 "divide gradients by this before the allreduce and by size/factor after")->capture_default_str();
+  app.add_option("--data-dir", o.data_dir, "directory with the Fashion-MNIST IDX files (.gz or plain)")
+      ->capture_default_str();
+  app.add_option("--checkpoint", o.checkpoint, "rank 0 saves the model here after each epoch");
+  app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
+  app.add_option("--max-steps", o.max_steps, "stop after this many training steps (-1: no limit)")
+      ->capture_default_str();
+  app.add_flag("--checksum", o.checksum, "every rank prints a checksum of its parameters at the end");
+  app.add_flag("--benchmark", o.benchmark, "skip testing; rank 0 prints a BENCH line with throughput figures");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train_fashion_mnist: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,77 @@
+/* libhvd's C API: init, the queries and the collectives on raw CPU buffers, so other languages can bind without
+ * the C++ ABI. Functions returning int return 0 (or a non-negative value) on success and -1 on failure; then
+ * hvd_last_error() says why (per thread, valid until the thread's next failing call). Async ops hand out an
+ * hvd_handle that the caller must release with hvd_handle_release(). */
+#ifndef HVD_C_API_H_
+#define HVD_C_API_H_
+
+#include <stdint.h>
+
+#include "hvd/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same order as hvd::DataType and hvd::ReduceOp. */
+typedef enum {
+  HVD_UINT8,
+  HVD_INT8,
+  HVD_UINT16,
+  HVD_INT16,
+  HVD_INT32,
+  HVD_INT64,
+  HVD_FLOAT16,
+  HVD_BFLOAT16,
+  HVD_FLOAT32,
+  HVD_FLOAT64,
+  HVD_BOOL
+} hvd_dtype;
+typedef enum { HVD_SUM, HVD_AVERAGE, HVD_MIN, HVD_MAX, HVD_PRODUCT, HVD_ADASUM } hvd_reduce_op;
+
+typedef struct hvd_handle hvd_handle;
+
+HVD_API const char* hvd_last_error(void);
+
+HVD_API int hvd_init(void);
+HVD_API int hvd_shutdown(void);
+HVD_API int hvd_is_initialized(void);
+HVD_API int hvd_rank(void);
+HVD_API int hvd_size(void);
+HVD_API int hvd_local_rank(void);
+HVD_API int hvd_local_size(void);
+HVD_API int hvd_cross_rank(void);
+HVD_API int hvd_cross_size(void);
+
+/* `name` may be NULL (named from call order). `out` may equal `in`. */
+HVD_API int hvd_allreduce(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd_reduce_op op, double prescale,
+                          double postscale, const char* name);
+HVD_API int hvd_allreduce_async(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd_reduce_op op,
+                                double prescale, double postscale, const char* name, hvd_handle** handle);
+HVD_API int hvd_broadcast(void* data, int64_t count, hvd_dtype dtype, int root, const char* name);
+HVD_API int hvd_broadcast_async(void* data, int64_t count, hvd_dtype dtype, int root, const char* name,
+                                hvd_handle** handle);
+/* Outputs are owned by the handle: read them with hvd_handle_output() after hvd_wait(). */
+HVD_API int hvd_allgather_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const char* name,
+                                hvd_handle** handle);
+/* `splits` has size() entries, or is NULL for equal parts. */
+HVD_API int hvd_alltoall_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const int64_t* splits,
+                               const char* name, hvd_handle** handle);
+HVD_API int hvd_reducescatter_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, hvd_reduce_op op,
+                                    const char* name, hvd_handle** handle);
+HVD_API int hvd_barrier(void);
+HVD_API int hvd_join(void); /* returns the last rank to join */
+
+HVD_API int hvd_poll(hvd_handle* handle); /* 1 done, 0 running */
+HVD_API int hvd_wait(hvd_handle* handle); /* 0, or -1 with the op's error in hvd_last_error() */
+/* After hvd_wait(): the output's data and shape (up to max_ndim dimensions; *ndim gets the real count). */
+HVD_API int hvd_handle_output(hvd_handle* handle, const void** data, int64_t* shape, int max_ndim, int* ndim);
+/* Alltoall: rows received from each rank (size() entries). */
+HVD_API int hvd_handle_received_splits(hvd_handle* handle, int64_t* splits, int max_count);
+HVD_API void hvd_handle_release(hvd_handle* handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HVD_C_API_H_ */

@@ -1,0 +1,77 @@
+// The data plane among the ranks of one job: the collectives the engine executes, on raw host buffers.
+// Implementations: shared memory between ranks of one host, TCP between hosts, hierarchical when both.
+// Contract:
+//  - every rank calls the same operations in the same order (the engine guarantees it);
+//  - calls come from one thread (the engine's background thread);
+//  - a broken peer fails the call, and every later one, with hvd::Error naming the peer's rank and host;
+//  - no call busy-waits without bound: ranks may outnumber cores.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hvd/types.h"
+#include "runtime/store/store.h"
+
+namespace hvd::detail {
+
+struct Topology {
+  int rank = 0, size = 1;
+  int local_rank = 0, local_size = 1;
+  int cross_rank = 0, cross_size = 1;
+  std::string hostname;
+  std::vector<std::string> hosts;  // hosts[r] = hostname of rank r (filled by connect() from the store)
+};
+
+struct CommunicatorOptions {
+  std::string secret;         // raw job secret: authenticates every data-plane connection
+  std::string bind_address;   // HVD_DATA_ADDR, or empty for all interfaces / auto
+  std::chrono::milliseconds connect_timeout{30000};
+  // Tuning (0 = the measured defaults in connect.cc): bytes per shared-memory slot buffer (each rank has two),
+  // and the largest allreduce that takes the one-barrier shared-memory path.
+  std::size_t shm_chunk_bytes = 0;
+  std::size_t shm_small_allreduce_bytes = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual const Topology& topology() const = 0;
+
+  // In place on `count` elements. op is kSum, kMin, kMax or kProduct (Average/scaling are the engine's job:
+  // it scales before/after). float16/bfloat16 are reduced through float arithmetic.
+  virtual void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) = 0;
+  // Rank r contributes bytes[r] bytes; `out` receives every rank's bytes concatenated in rank order. `in` may be
+  // this rank's place inside `out` (in place).
+  virtual void allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) = 0;
+  virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
+  // send_bytes[r] bytes from `in` (consecutive, rank order) go to rank r; recv_bytes[r] bytes from rank r land
+  // consecutively in `out`.
+  virtual void alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,
+                         const std::vector<std::size_t>& recv_bytes) = 0;
+  // `in` holds counts[0] + ... elements; rank r receives the reduction of its block (counts[r] elements) in out,
+  // which must not overlap `in`.
+  virtual void reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                             ReduceOp op) = 0;
+  // Adasum (Maleki et al. 2020) in place over float16/bfloat16/float32/float64.
+  virtual void adasum(void* data, std::size_t count, DataType dtype) = 0;
+  virtual void barrier() = 0;
+
+  // Small-message helpers for the engine's negotiation: rank 0 gathers every rank's bytes (other ranks get an
+  // empty vector); rank 0's bytes go to all (the argument is ignored elsewhere). Any length.
+  virtual std::vector<std::string> gather_to_root(const std::string& mine) = 0;
+  virtual std::string broadcast_from_root(const std::string& from_root) = 0;
+};
+
+// Publishes this rank's data-plane address in `store`, reads everyone's, and connects the mesh (shared memory
+// inside a host, TCP across hosts). Throws hvd::Error naming the ranks that did not show up within the timeout.
+// Collective over all ranks. Uses keys under "comm/" in `store`; calling it again on the same store (a second
+// communicator) is fine. Ranks with the same topology.hostname share memory; topology.rank and size must be
+// set, the local/cross fields and hosts are recomputed from what the ranks publish.
+std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topology, const CommunicatorOptions& options);
+
+}  // namespace hvd::detail

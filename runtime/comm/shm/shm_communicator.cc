@@ -1,0 +1,238 @@
+#include "runtime/comm/shm/shm_communicator.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hvd/error.h"
+#include "runtime/comm/algo/adasum_math.h"
+#include "runtime/reduce/reduce.h"
+
+namespace hvd::detail {
+namespace {
+// Parts are cut on 64-byte boundaries so that two ranks never write one cache line.
+std::size_t part_begin(std::size_t count, std::size_t esize, int p, int n) {
+  std::size_t unit = std::max<std::size_t>(1, 64 / esize);
+  std::size_t units = (count + unit - 1) / unit;
+  return std::min(count, units * static_cast<std::size_t>(p) / static_cast<std::size_t>(n) * unit);
+}
+
+void copy(void* dst, const void* src, std::size_t n) {
+  if (n > 0 && dst != src) std::memmove(dst, src, n);
+}
+
+std::size_t max_of(const std::vector<std::size_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+}  // namespace
+
+ShmCommunicator::ShmCommunicator(Topology topology, std::unique_ptr<ShmGroup> group, std::size_t small_allreduce_bytes)
+    : topology_(std::move(topology)), group_(std::move(group)), small_bytes_(small_allreduce_bytes) {
+  if (group_) small_bytes_ = std::min(small_bytes_, group_->chunk());
+}
+
+void ShmCommunicator::allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
+  if (!group_ || count == 0) return;
+  guarded("allreduce", [&] {
+    auto* p = static_cast<std::byte*>(data);
+    if (count * element_size(dtype) <= small_bytes_) {
+      allreduce_small(p, count, dtype, op);
+    } else {
+      allreduce_large(p, count, dtype, op);
+    }
+  });
+}
+
+void ShmCommunicator::allreduce_small(std::byte* data, std::size_t count, DataType dtype, ReduceOp op) {
+  auto& g = *group_;
+  const std::size_t bytes = count * element_size(dtype);
+  int b = g.next_round();
+  std::memcpy(g.slot(g.rank(), b), data, bytes);
+  g.sync("allreduce");
+  reduce(data, g.slot(0, b), g.slot(1, b), count, dtype, op);
+  for (int q = 2; q < g.size(); ++q) reduce(data, data, g.slot(q, b), count, dtype, op);
+}
+
+void ShmCommunicator::allreduce_large(std::byte* data, std::size_t count, DataType dtype, ReduceOp op) {
+  auto& g = *group_;
+  const int n = g.size(), r = g.rank();
+  const std::size_t es = element_size(dtype);
+  const std::size_t chunk = g.chunk() / es;
+  for (std::size_t off = 0; off < count; off += chunk) {
+    const std::size_t m = std::min(chunk, count - off);
+    std::byte* user = data + off * es;
+    int b = g.next_round();
+    for (int p = 0; p < n; ++p) {
+      if (p == r) continue;
+      std::size_t lo = part_begin(m, es, p, n), hi = part_begin(m, es, p + 1, n);
+      std::memcpy(g.slot(r, b) + lo * es, user + lo * es, (hi - lo) * es);
+    }
+    g.sync("allreduce");
+    const std::size_t lo = part_begin(m, es, r, n), len = part_begin(m, es, r + 1, n) - lo;
+    if (len > 0) {
+      auto src = [&](int q) -> const std::byte* { return (q == r ? user : g.slot(q, b)) + lo * es; };
+      // Rank order, so that the result does not depend on which rank owns the part.
+      std::byte* dst = g.slot(r, b) + lo * es;
+      if (n == 2) {
+        reduce_copy(dst, user + lo * es, src(0), src(1), len, dtype, op);
+      } else {
+        reduce(dst, src(0), src(1), len, dtype, op);
+        for (int q = 2; q < n - 1; ++q) reduce(dst, dst, src(q), len, dtype, op);
+        reduce_copy(dst, user + lo * es, dst, src(n - 1), len, dtype, op);
+      }
+    }
+    g.sync("allreduce");
+    for (int p = 0; p < n; ++p) {
+      if (p == r) continue;
+      std::size_t plo = part_begin(m, es, p, n), phi = part_begin(m, es, p + 1, n);
+      std::memcpy(user + plo * es, g.slot(p, b) + plo * es, (phi - plo) * es);
+    }
+  }
+}
+
+void ShmCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts,
+                                    DataType dtype, ReduceOp op) {
+  const int r = topology_.rank;
+  const std::size_t es = element_size(dtype);
+  if (static_cast<int>(counts.size()) != topology_.size) {
+    throw Error("reducescatter: " + std::to_string(counts.size()) + " counts for " + std::to_string(topology_.size) +
+                " ranks");
+  }
+  auto* src = static_cast<const std::byte*>(in);
+  auto* dst = static_cast<std::byte*>(out);
+  std::vector<std::size_t> disp(counts.size(), 0);
+  for (std::size_t p = 1; p < counts.size(); ++p) disp[p] = disp[p - 1] + counts[p - 1];
+  if (!group_) return copy(dst, src, counts[0] * es);
+  guarded("reducescatter", [&] {
+    auto& g = *group_;
+    const int n = g.size();
+    const std::size_t sub_bytes = g.chunk() / static_cast<std::size_t>(n) / 64 * 64;
+    const std::size_t sub = sub_bytes / es;
+    const std::size_t rounds = (max_of(counts) + sub - 1) / sub;
+    for (std::size_t k = 0; k < rounds; ++k) {
+      auto piece = [&](int p) { return std::min(counts[static_cast<std::size_t>(p)], (k + 1) * sub) -
+                                       std::min(counts[static_cast<std::size_t>(p)], k * sub); };
+      int b = g.next_round();
+      for (int p = 0; p < n; ++p) {
+        if (p != r) std::memcpy(g.slot(r, b) + p * sub_bytes, src + (disp[p] + k * sub) * es, piece(p) * es);
+      }
+      g.sync("reducescatter");
+      const std::size_t len = piece(r);
+      if (len == 0) continue;
+      auto from = [&](int q) -> const std::byte* {
+        return q == r ? src + (disp[r] + k * sub) * es : g.slot(q, b) + r * sub_bytes;
+      };
+      std::byte* d = dst + k * sub * es;
+      reduce(d, from(0), from(1), len, dtype, op);
+      for (int q = 2; q < n; ++q) reduce(d, d, from(q), len, dtype, op);
+    }
+  });
+}
+
+void ShmCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
+  const int r = topology_.rank;
+  if (static_cast<int>(bytes.size()) != topology_.size) {
+    throw Error("allgatherv: " + std::to_string(bytes.size()) + " sizes for " + std::to_string(topology_.size) +
+                " ranks");
+  }
+  auto* src = static_cast<const std::byte*>(in);
+  auto* dst = static_cast<std::byte*>(out);
+  std::vector<std::size_t> disp(bytes.size(), 0);
+  for (std::size_t p = 1; p < bytes.size(); ++p) disp[p] = disp[p - 1] + bytes[p - 1];
+  copy(dst + disp[r], src, bytes[r]);
+  if (!group_) return;
+  guarded("allgatherv", [&] {
+    auto& g = *group_;
+    const std::size_t c = g.chunk();
+    const std::size_t rounds = (max_of(bytes) + c - 1) / c;
+    for (std::size_t k = 0; k < rounds; ++k) {
+      auto piece = [&](int p) { return std::min(bytes[p], (k + 1) * c) - std::min(bytes[p], k * c); };
+      int b = g.next_round();
+      std::memcpy(g.slot(r, b), dst + disp[r] + k * c, piece(r));
+      g.sync("allgatherv");
+      for (int p = 0; p < g.size(); ++p) {
+        if (p != r) std::memcpy(dst + disp[p] + k * c, g.slot(p, b), piece(p));
+      }
+    }
+  });
+}
+
+void ShmCommunicator::broadcast(void* data, std::size_t bytes, int root) {
+  if (root < 0 || root >= topology_.size) {
+    throw Error("broadcast: root " + std::to_string(root) + " is not a rank (size " +
+                std::to_string(topology_.size) + ")");
+  }
+  if (!group_) return;
+  guarded("broadcast", [&] {
+    auto& g = *group_;
+    auto* p = static_cast<std::byte*>(data);
+    const std::size_t c = g.chunk();
+    for (std::size_t off = 0; off < bytes; off += c) {
+      std::size_t len = std::min(c, bytes - off);
+      int b = g.next_round();
+      if (g.rank() == root) std::memcpy(g.slot(root, b), p + off, len);
+      g.sync("broadcast");
+      if (g.rank() != root) std::memcpy(p + off, g.slot(root, b), len);
+    }
+  });
+}
+
+void ShmCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,
+                                const std::vector<std::size_t>& recv_bytes) {
+  const int r = topology_.rank, n = topology_.size;
+  if (static_cast<int>(send_bytes.size()) != n || static_cast<int>(recv_bytes.size()) != n) {
+    throw Error("alltoallv: split sizes do not match the " + std::to_string(n) + " ranks");
+  }
+  if (send_bytes[r] != recv_bytes[r]) {
+    throw Error("alltoallv: rank " + std::to_string(r) + " sends itself " + std::to_string(send_bytes[r]) +
+                " bytes but expects " + std::to_string(recv_bytes[r]));
+  }
+  auto* src = static_cast<const std::byte*>(in);
+  auto* dst = static_cast<std::byte*>(out);
+  std::vector<std::size_t> sdisp(n, 0), rdisp(n, 0);
+  for (int p = 1; p < n; ++p) {
+    sdisp[p] = sdisp[p - 1] + send_bytes[p - 1];
+    rdisp[p] = rdisp[p - 1] + recv_bytes[p - 1];
+  }
+  copy(dst + rdisp[r], src + sdisp[r], send_bytes[r]);
+  if (!group_) return;
+  guarded("alltoallv", [&] {
+    auto& g = *group_;
+    // Everyone needs the largest piece anyone sends to agree on the number of rounds.
+    int b = g.next_round();
+    std::uint64_t mine = std::max(max_of(send_bytes), max_of(recv_bytes));
+    std::memcpy(g.slot(r, b), &mine, sizeof mine);
+    g.sync("alltoallv");
+    std::uint64_t most = 0;
+    for (int p = 0; p < n; ++p) {
+      std::uint64_t v;
+      std::memcpy(&v, g.slot(p, b), sizeof v);
+      most = std::max(most, v);
+    }
+    const std::size_t sub = g.chunk() / static_cast<std::size_t>(n) / 64 * 64;
+    const std::size_t rounds = (most + sub - 1) / sub;
+    for (std::size_t k = 0; k < rounds; ++k) {
+      auto clip = [&](std::size_t total) { return std::min(total, (k + 1) * sub) - std::min(total, k * sub); };
+      b = g.next_round();
+      for (int p = 0; p < n; ++p) {
+        if (p != r) std::memcpy(g.slot(r, b) + p * sub, src + sdisp[p] + k * sub, clip(send_bytes[p]));
+      }
+      g.sync("alltoallv");
+      for (int p = 0; p < n; ++p) {
+        if (p != r) std::memcpy(dst + rdisp[p] + k * sub, g.slot(p, b) + r * sub, clip(recv_bytes[p]));
+      }
+    }
+  });
+}
+
+void ShmCommunicator::adasum(void* data, std::size_t count, DataType dtype) {
+  const std::size_t bytes = count * element_size(dtype);
+  dot_norms(data, data, 0, dtype);  // rejects non-floating dtypes before any data moves
+  if (!group_ || count == 0) return;
+  const int n = group_->size();
+  scratch_.resize(std::max(scratch_.size(), bytes * static_cast<std::size_t>(n)));
+  allgatherv(data, scratch_.data(), std::vector<std::size_t>(static_cast<std::size_t>(n), bytes));
+  std::vector<void*> vectors;
+  for (int p = 0; p < n; ++p) vectors.push_back(scratch_.data() + static_cast<std::size_t>(p) * bytes);
+  adasum_tree(vectors, count, dtype);
+  std::memcpy(data, vectors[0], bytes);
+}
+
+}  // namespace hvd::detail

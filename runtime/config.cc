@@ -1,0 +1,123 @@
+// Parsing and validation of the HOROVOD_* variables.
+#include "runtime/config.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+#include "common/logging.h"
+#include "hvd/error.h"
+
+namespace hvd::detail {
+namespace {
+
+[[noreturn]] void bad(const std::string& name, const std::string& value, const std::string& expected) {
+  throw Error("bad " + name + "='" + value + "': expected " + expected);
+}
+
+long long parse_int(const std::string& name, const std::string& value, long long lo, long long hi,
+                    const std::string& expected) {
+  if (value.empty()) bad(name, value, expected);
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(value.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) bad(name, value, expected);
+  return v;
+}
+
+double parse_double(const std::string& name, const std::string& value, double lo, double hi,
+                    const std::string& expected) {
+  if (value.empty()) bad(name, value, expected);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(value.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !(v >= lo && v <= hi)) bad(name, value, expected);
+  return v;
+}
+
+}  // namespace
+
+EnvLookup process_env() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+Config read_config(const EnvLookup& env) {
+  Config c;
+  constexpr long long kMaxInt = std::numeric_limits<int>::max();
+  if (auto v = env("HOROVOD_FUSION_THRESHOLD")) {
+    c.fusion_threshold = static_cast<std::size_t>(
+        parse_int("HOROVOD_FUSION_THRESHOLD", *v, 0, 1ll << 40, "a byte count from 0 (no fusion) to 2^40"));
+  }
+  if (auto v = env("HOROVOD_CYCLE_TIME")) {
+    double ms = parse_double("HOROVOD_CYCLE_TIME", *v, 0.0, 60000.0, "milliseconds from 0 to 60000");
+    c.cycle_time = std::chrono::microseconds(static_cast<long long>(ms * 1000.0));
+  }
+  if (auto v = env("HOROVOD_CACHE_CAPACITY")) {
+    c.cache_capacity = static_cast<std::size_t>(
+        parse_int("HOROVOD_CACHE_CAPACITY", *v, 0, 1 << 20, "an entry count from 0 (no cache) to 1048576"));
+  }
+  if (auto v = env("HOROVOD_STALL_CHECK_TIME_SECONDS")) {
+    c.stall_check_time = std::chrono::seconds(
+        parse_int("HOROVOD_STALL_CHECK_TIME_SECONDS", *v, 0, kMaxInt, "whole seconds, 0 to turn the check off"));
+  }
+  if (auto v = env("HOROVOD_STALL_CHECK_DISABLE"); v && *v != "0" && !v->empty()) c.stall_check_time = {};
+  if (auto v = env("HOROVOD_STALL_SHUTDOWN_TIME_SECONDS")) {
+    c.stall_shutdown_time = std::chrono::seconds(parse_int("HOROVOD_STALL_SHUTDOWN_TIME_SECONDS", *v, 0, kMaxInt,
+                                                           "whole seconds, 0 to never shut down on a stall"));
+  }
+  if (c.stall_shutdown_time.count() > 0 && c.stall_check_time.count() > 0 &&
+      c.stall_shutdown_time < c.stall_check_time) {
+    throw Error("bad HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=" + std::to_string(c.stall_shutdown_time.count()) +
+                ": it must not be below HOROVOD_STALL_CHECK_TIME_SECONDS=" +
+                std::to_string(c.stall_check_time.count()) + " (the warning comes first)");
+  }
+  if (c.stall_shutdown_time.count() > 0 && c.stall_check_time.count() == 0) {
+    c.stall_check_time = c.stall_shutdown_time;  // shutting down on a stall needs the inspector running
+  }
+  if (auto v = env("HOROVOD_TIMELINE")) c.timeline_path = *v;
+  if (auto v = env("HOROVOD_LOG_LEVEL")) {
+    std::string level;
+    for (char ch : *v) level += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    static const char* kLevels[] = {"trace", "debug", "info", "warning", "warn", "error", "fatal", "off"};
+    bool known = false;
+    for (const char* l : kLevels) known |= level == l;
+    if (!known) bad("HOROVOD_LOG_LEVEL", *v, "trace, debug, info, warning, error, fatal or off");
+    c.log_level = level == "fatal" ? "critical" : level == "warn" ? "warning" : level;
+  }
+  return c;
+}
+
+Placement read_placement(const EnvLookup& env) {
+  Placement p;
+  p.hostname = env("HOROVOD_HOSTNAME").value_or(this_hostname());
+  auto rank = env("HOROVOD_RANK");
+  if (!rank) return p;
+  p.from_launcher = true;
+  auto need = [&](const char* name) -> std::string {
+    auto v = env(name);
+    if (!v) throw Error(std::string("HOROVOD_RANK is set but ") + name + " is not: start workers with hvdrun");
+    return *v;
+  };
+  constexpr long long kMax = 1 << 24;
+  p.size = static_cast<int>(parse_int("HOROVOD_SIZE", need("HOROVOD_SIZE"), 1, kMax, "a positive rank count"));
+  p.rank = static_cast<int>(
+      parse_int("HOROVOD_RANK", *rank, 0, p.size - 1, "a rank from 0 to HOROVOD_SIZE-1=" + std::to_string(p.size - 1)));
+  auto opt_int = [&](const char* name, int fallback, long long lo, long long hi) {
+    auto v = env(name);
+    if (!v) return fallback;
+    return static_cast<int>(
+        parse_int(name, *v, lo, hi, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi)));
+  };
+  p.local_size = opt_int("HOROVOD_LOCAL_SIZE", p.size, 1, p.size);
+  p.local_rank = opt_int("HOROVOD_LOCAL_RANK", p.rank, 0, p.local_size - 1);
+  p.cross_size = opt_int("HOROVOD_CROSS_SIZE", 1, 1, p.size);
+  p.cross_rank = opt_int("HOROVOD_CROSS_RANK", 0, 0, p.cross_size - 1);
+  return p;
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,38 @@
+// The runtime's tunables, read from the environment once at init() and validated there. Names and defaults are
+// Horovod's. A bad value throws hvd::Error naming the variable, the value and what is accepted.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace hvd::detail {
+
+struct Config {
+  std::size_t fusion_threshold = 128u << 20;    // HOROVOD_FUSION_THRESHOLD, bytes; 0: no fusion
+  std::chrono::microseconds cycle_time{1000};   // HOROVOD_CYCLE_TIME, ms (fractions allowed)
+  std::size_t cache_capacity = 1024;            // HOROVOD_CACHE_CAPACITY; 0: no cache
+  std::chrono::seconds stall_check_time{60};    // HOROVOD_STALL_CHECK_TIME_SECONDS; 0: off
+  std::chrono::seconds stall_shutdown_time{0};  // HOROVOD_STALL_SHUTDOWN_TIME_SECONDS; 0: never
+  std::string timeline_path;                    // HOROVOD_TIMELINE; empty: off
+  std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
+};
+
+// A lookup function so tests can feed variables without touching the process environment.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvLookup process_env();
+
+Config read_config(const EnvLookup& env);
+
+// Where this process stands in the job, from HOROVOD_RANK/SIZE/LOCAL_*/CROSS_*/HOSTNAME. Absent HOROVOD_RANK
+// means a 1-rank job; a partial or inconsistent set throws naming the variables.
+struct Placement {
+  bool from_launcher = false;
+  int rank = 0, size = 1, local_rank = 0, local_size = 1, cross_rank = 0, cross_size = 1;
+  std::string hostname;
+};
+Placement read_placement(const EnvLookup& env);
+
+}  // namespace hvd::detail

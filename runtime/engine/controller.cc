@@ -1,0 +1,134 @@
+#include "runtime/engine/controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/engine/fusion.h"
+#include "runtime/engine/validation.h"
+
+namespace hvd::detail {
+
+Controller::Controller(int size, std::vector<std::string> hosts, std::size_t fusion_threshold, StallInspector& stall)
+    : size_(size),
+      hosts_(std::move(hosts)),
+      fusion_threshold_(fusion_threshold),
+      stall_(stall),
+      joined_(static_cast<std::size_t>(size), false) {}
+
+void Controller::add(const Request& request, Clock::time_point now, std::vector<std::string>& errors) {
+  auto [it, fresh] = table_.try_emplace(request.name);
+  Pending& p = it->second;
+  if (fresh) {
+    p.by_rank.resize(static_cast<std::size_t>(size_));
+    p.seq = next_seq_++;
+    p.first_seen = now;
+    order_.emplace(p.seq, request.name);
+  }
+  if (p.by_rank[request.rank]) {
+    // The tensor queue refuses a name in flight, so this is a rank reusing a name in one cycle list: report it.
+    errors.push_back(std::string(name_of(request.type)) + " '" + request.name + "': " +
+                     describe_ranks({request.rank}, hosts_) + " sent it twice in one step; names must be unique");
+    return;
+  }
+  p.by_rank[request.rank] = request;
+  ++p.count;
+}
+
+bool Controller::ready(const Pending& p) const {
+  int have = 0;
+  for (int r = 0; r < size_; ++r) have += (p.by_rank[r] || joined_[r]) ? 1 : 0;
+  return have == size_ && p.count > 0;
+}
+
+ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock::time_point now) {
+  ResponseList out;
+  std::vector<std::string> errors;
+  for (int r = 0; r < static_cast<int>(lists.size()); ++r) {
+    if (lists[r].shutdown && out.shutdown.empty()) {
+      out.shutdown = describe_ranks({r}, hosts_) + " called hvd::shutdown()";
+    }
+    for (const auto& q : lists[r].requests) {
+      if (q.type == OpType::kJoin) {
+        if (!joined_[q.rank]) ++joined_count_;
+        joined_[q.rank] = true;
+        last_joined_ = q.rank;
+        continue;
+      }
+      add(q, now, errors);
+    }
+  }
+
+  // Ready tensors in arrival order; a group goes only when all of its tensors are ready.
+  std::vector<std::string> ready_names;
+  std::unordered_map<std::string, int> group_ready;
+  for (const auto& [seq, name] : order_) {
+    const Pending& p = table_.at(name);
+    if (!ready(p)) continue;
+    ready_names.push_back(name);
+    for (const auto& q : p.by_rank) {
+      if (q && !q->group.empty()) {
+        ++group_ready[q->group];
+        break;
+      }
+    }
+  }
+  std::vector<Response> singles;
+  for (const auto& name : ready_names) {
+    Pending& p = table_.at(name);
+    const Request* any = nullptr;
+    std::vector<const Request*> by_rank(static_cast<std::size_t>(size_), nullptr);
+    for (int r = 0; r < size_; ++r) {
+      if (p.by_rank[r]) {
+        by_rank[r] = &*p.by_rank[r];
+        if (!any) any = by_rank[r];
+      }
+    }
+    if (!any->group.empty() && group_ready[any->group] < any->group_size) continue;
+    singles.push_back(validate(by_rank, hosts_));
+    order_.erase(p.seq);
+    table_.erase(name);
+  }
+  out.responses = plan_fusion(std::move(singles), fusion_threshold_);
+
+  if (joined_count_ == size_) {
+    Response join;
+    join.type = OpType::kJoin;
+    join.names = {"join"};
+    join.last_joined_rank = last_joined_;
+    out.responses.push_back(std::move(join));
+    joined_.assign(static_cast<std::size_t>(size_), false);
+    joined_count_ = 0;
+  }
+
+  if (stall_.due(now)) {
+    std::vector<PendingTensor> pending;
+    for (const auto& [seq, name] : order_) {
+      const Pending& p = table_.at(name);
+      PendingTensor t{name, OpType::kAllreduce, {}, p.first_seen};
+      for (int r = 0; r < size_; ++r) {
+        if (p.by_rank[r])
+          t.type = p.by_rank[r]->type;
+        else if (!joined_[r])
+          t.missing.push_back(r);
+      }
+      pending.push_back(std::move(t));
+    }
+    auto verdict = stall_.inspect(pending, now);
+    for (const auto& name : verdict.fail) {
+      Pending& p = table_.at(name);
+      Response err;
+      for (const auto& q : p.by_rank) {
+        if (q) err.type = q->type;
+      }
+      err.names = {name};
+      err.error = verdict.shutdown_reason;
+      out.responses.push_back(std::move(err));
+      order_.erase(p.seq);
+      table_.erase(name);
+    }
+    if (!verdict.fail.empty() && out.shutdown.empty()) out.shutdown = verdict.shutdown_reason;
+  }
+  for (const auto& e : errors) spdlog::error("{}", e);
+  return out;
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,309 @@
+#include "runtime/engine/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "hvd/error.h"
+#include "runtime/engine/scale.h"
+
+namespace hvd::detail {
+namespace {
+
+bool is_integer(DataType d) {
+  return d != DataType::kFloat16 && d != DataType::kBFloat16 && d != DataType::kFloat32 && d != DataType::kFloat64 &&
+         d != DataType::kBool;
+}
+
+std::vector<std::int64_t> tail(const std::vector<std::int64_t>& shape) {
+  return shape.empty() ? std::vector<std::int64_t>{} : std::vector<std::int64_t>(shape.begin() + 1, shape.end());
+}
+
+// Rows of a reducescatter that rank r receives: the first ranks get one more when they do not divide evenly.
+std::int64_t rows_of(std::int64_t dim0, int r, int size) { return dim0 / size + (r < dim0 % size ? 1 : 0); }
+std::int64_t first_row(std::int64_t dim0, int r, int size) {
+  return r * (dim0 / size) + std::min<std::int64_t>(r, dim0 % size);
+}
+
+// Average and postscale in one pass where the dtype allows it.
+double finish_factor(const Response& r, int size) {
+  if (r.reduce_op == ReduceOp::kAverage && !is_integer(r.dtype)) return r.postscale / size;
+  return r.postscale;
+}
+void finish_in_place(const Response& r, void* data, std::size_t n, int size) {
+  if (r.reduce_op == ReduceOp::kAverage && is_integer(r.dtype)) divide(data, n, r.dtype, size);
+}
+
+ReduceOp wire_op(ReduceOp op) { return op == ReduceOp::kAverage ? ReduceOp::kSum : op; }
+
+}  // namespace
+
+Executor::Executor(Communicator& comm, TensorQueue& queue)
+    : comm_(comm), queue_(queue), rank_(comm.topology().rank), size_(comm.topology().size) {}
+
+template <typename F>
+void Executor::data_plane(F&& f) {
+  try {
+    f();
+  } catch (...) {
+    throw DataPlaneBroken{std::current_exception()};
+  }
+}
+
+std::uint8_t* Executor::fusion(std::size_t bytes) {
+  if (fusion_.size() < bytes) fusion_.resize(bytes);
+  return fusion_.data();
+}
+
+std::uint8_t* Executor::zeros(std::size_t bytes) {
+  if (zeros_.size() < bytes) zeros_.resize(bytes);
+  std::memset(zeros_.data(), 0, bytes);
+  return zeros_.data();
+}
+
+void* Executor::output_for(TensorEntry* e, DataType dtype, const std::vector<std::int64_t>& shape, Outcome& out,
+                           std::vector<std::uint8_t>& fallback) {
+  std::size_t bytes = static_cast<std::size_t>(num_elements(shape)) * size_of(dtype);
+  if (e && !out.error) {
+    try {
+      void* p;
+      if (e->allocate) {
+        p = e->allocate(dtype, shape);
+        if (!p && bytes > 0) throw Error("the output allocator returned null for " + shape_string(shape));
+      } else {
+        e->handle->owned_output.resize(bytes);
+        p = e->handle->owned_output.data();
+      }
+      e->handle->output = TensorView{p, dtype, shape, e->input.device};
+      return p;
+    } catch (...) {
+      out.error = std::current_exception();
+    }
+  }
+  if (fallback.size() < bytes) fallback.resize(bytes);
+  return fallback.data();
+}
+
+void Executor::execute(const Response& r) {
+  Entries es;
+  es.reserve(r.names.size());
+  for (const auto& n : r.names) es.push_back(queue_.take(n));
+  auto complete = [&](std::exception_ptr error) {
+    for (auto& e : es) {
+      if (!e) continue;
+      if (r.type == OpType::kJoin) e->handle->last_joined_rank = r.last_joined_rank;
+      e->handle->complete_one(error);
+    }
+  };
+  if (!r.error.empty()) {
+    complete(std::make_exception_ptr(Error(r.error)));
+    return;
+  }
+  Outcome out;
+  try {
+    switch (r.type) {
+      case OpType::kAllreduce:
+        if (r.reduce_op == ReduceOp::kAdasum)
+          adasum(r, es, out);
+        else
+          allreduce(r, es, out);
+        break;
+      case OpType::kReducescatter:
+        reducescatter(r, es, out);
+        break;
+      case OpType::kAllgather:
+        allgather(r, es, out);
+        break;
+      case OpType::kBroadcast:
+        broadcast(r, es, out);
+        break;
+      case OpType::kAlltoall:
+        alltoall(r, es, out);
+        break;
+      case OpType::kBarrier:  // every rank submitted before the coordinator answered: that is the barrier
+      case OpType::kJoin:
+        break;
+    }
+  } catch (const DataPlaneBroken& broken) {
+    complete(broken.error);
+    throw;
+  }
+  complete(out.error);
+}
+
+void Executor::allreduce(const Response& r, Entries& es, Outcome&) {
+  const std::size_t dsize = size_of(r.dtype);
+  const double post = finish_factor(r, size_);
+  if (es.size() == 1) {
+    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[0]));
+    void* buf;
+    if (es[0]) {
+      buf = es[0]->output.data;
+      scale_copy(es[0]->input.data, buf, n, r.dtype, r.prescale);
+    } else {
+      buf = zeros(n * dsize);
+    }
+    if (n == 0) return;
+    data_plane([&] { comm_.allreduce(buf, n, r.dtype, wire_op(r.reduce_op)); });
+    finish_in_place(r, buf, n, size_);
+    scale_copy(buf, buf, n, r.dtype, post);
+    return;
+  }
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < es.size(); ++i) total += static_cast<std::size_t>(num_elements(r.shapes[i]));
+  // Tensors that already lie back to back, in place (a framework's flat gradient buffer), need no packing: the
+  // two fusion copies cost as much as the allreduce itself on this machine.
+  bool contiguous = r.prescale == 1.0;
+  for (std::size_t i = 0; contiguous && i < es.size(); ++i) {
+    contiguous = es[i] && es[i]->input.data == es[i]->output.data &&
+                 (i == 0 || static_cast<std::uint8_t*>(es[i - 1]->output.data) +
+                                    static_cast<std::size_t>(num_elements(r.shapes[i - 1])) * dsize ==
+                                es[i]->output.data);
+  }
+  if (contiguous) {
+    void* base = es[0]->output.data;
+    if (total == 0) return;
+    data_plane([&] { comm_.allreduce(base, total, r.dtype, wire_op(r.reduce_op)); });
+    finish_in_place(r, base, total, size_);
+    scale_copy(base, base, total, r.dtype, post);
+    return;
+  }
+  std::uint8_t* buf = fusion(total * dsize);
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[i]));
+    if (es[i])
+      scale_copy(es[i]->input.data, buf + off, n, r.dtype, r.prescale);
+    else if (n)
+      std::memset(buf + off, 0, n * dsize);
+    off += n * dsize;
+  }
+  if (total == 0) return;
+  data_plane([&] { comm_.allreduce(buf, total, r.dtype, wire_op(r.reduce_op)); });
+  finish_in_place(r, buf, total, size_);
+  off = 0;
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[i]));
+    if (es[i]) scale_copy(buf + off, es[i]->output.data, n, r.dtype, post);
+    off += n * dsize;
+  }
+}
+
+void Executor::adasum(const Response& r, Entries& es, Outcome&) {
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[i]));
+    void* buf = es[i] ? es[i]->output.data : zeros(n * size_of(r.dtype));
+    if (es[i]) scale_copy(es[i]->input.data, buf, n, r.dtype, r.prescale);
+    if (n) data_plane([&] { comm_.adasum(buf, n, r.dtype); });
+    if (es[i]) scale_copy(buf, buf, n, r.dtype, r.postscale);
+  }
+}
+
+void Executor::reducescatter(const Response& r, Entries& es, Outcome& out) {
+  const std::size_t dsize = size_of(r.dtype);
+  const std::size_t k = es.size();
+  std::vector<std::int64_t> row_elems(k);
+  std::vector<std::size_t> counts(static_cast<std::size_t>(size_), 0);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    row_elems[i] = num_elements(tail(r.shapes[i]));
+    total += static_cast<std::size_t>(num_elements(r.shapes[i]));
+    for (int q = 0; q < size_; ++q)
+      counts[q] += static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size_) * row_elems[i]);
+  }
+  // Outputs first: the allocator may fail, and this rank must take part all the same.
+  std::vector<void*> outs(k);
+  std::vector<std::vector<std::uint8_t>> fallbacks(k);  // joined rank or failed allocator: results go nowhere
+  for (std::size_t i = 0; i < k; ++i) {
+    auto shape = r.shapes[i];
+    shape[0] = rows_of(shape[0], rank_, size_);
+    outs[i] = output_for(es[i] ? &*es[i] : nullptr, r.dtype, shape, out, fallbacks[i]);
+  }
+  if (total == 0) return;
+  const void* in;
+  const bool direct = k == 1 && es[0] && r.prescale == 1.0;
+  if (direct) {
+    in = es[0]->input.data;
+  } else {
+    // Pack so that rank q's block holds every tensor's rows for q, in tensor order.
+    std::uint8_t* buf = fusion(total * dsize);
+    std::size_t off = 0;
+    for (int q = 0; q < size_; ++q) {
+      for (std::size_t i = 0; i < k; ++i) {
+        std::size_t n = static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size_) * row_elems[i]);
+        std::size_t from = static_cast<std::size_t>(first_row(r.shapes[i][0], q, size_) * row_elems[i]);
+        if (es[i])
+          scale_copy(static_cast<const std::uint8_t*>(es[i]->input.data) + from * dsize, buf + off, n, r.dtype,
+                     r.prescale);
+        else if (n)
+          std::memset(buf + off, 0, n * dsize);
+        off += n * dsize;
+      }
+    }
+    in = buf;
+  }
+  const double post = finish_factor(r, size_);
+  if (k == 1) {
+    void* o = outs[0];
+    data_plane([&] { comm_.reducescatter(in, o, counts, r.dtype, wire_op(r.reduce_op)); });
+    finish_in_place(r, o, counts[rank_], size_);
+    scale_copy(o, o, counts[rank_], r.dtype, post);
+    return;
+  }
+  if (scratch_.size() < counts[rank_] * dsize) scratch_.resize(counts[rank_] * dsize);
+  data_plane([&] { comm_.reducescatter(in, scratch_.data(), counts, r.dtype, wire_op(r.reduce_op)); });
+  finish_in_place(r, scratch_.data(), counts[rank_], size_);
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    std::size_t n = static_cast<std::size_t>(rows_of(r.shapes[i][0], rank_, size_) * row_elems[i]);
+    if (es[i]) scale_copy(scratch_.data() + off, outs[i], n, r.dtype, post);
+    off += n * dsize;
+  }
+}
+
+void Executor::allgather(const Response& r, Entries& es, Outcome& out) {
+  const std::size_t row_bytes = static_cast<std::size_t>(num_elements(tail(r.shapes[0]))) * size_of(r.dtype);
+  std::vector<std::size_t> bytes(static_cast<std::size_t>(size_));
+  std::int64_t rows = 0;
+  for (int q = 0; q < size_; ++q) {
+    bytes[q] = static_cast<std::size_t>(r.rank_rows[q]) * row_bytes;
+    rows += r.rank_rows[q];
+  }
+  auto shape = r.shapes[0];
+  shape[0] = rows;
+  void* o = output_for(es[0] ? &*es[0] : nullptr, r.dtype, shape, out, scratch_);
+  const void* in = es[0] ? es[0]->input.data : nullptr;
+  if (rows == 0 || row_bytes == 0) return;
+  data_plane([&] { comm_.allgatherv(in, o, bytes); });
+}
+
+void Executor::broadcast(const Response& r, Entries& es, Outcome&) {
+  std::size_t bytes = static_cast<std::size_t>(num_elements(r.shapes[0])) * size_of(r.dtype);
+  void* data = es[0] ? es[0]->output.data : zeros(bytes);
+  if (es[0] && es[0]->input.data != data && rank_ == r.root) std::memcpy(data, es[0]->input.data, bytes);
+  if (bytes == 0) return;
+  data_plane([&] { comm_.broadcast(data, bytes, r.root); });
+}
+
+void Executor::alltoall(const Response& r, Entries& es, Outcome& out) {
+  const std::size_t row_bytes = static_cast<std::size_t>(num_elements(tail(r.shapes[0]))) * size_of(r.dtype);
+  std::vector<std::size_t> send(static_cast<std::size_t>(size_)), recv(static_cast<std::size_t>(size_));
+  std::vector<std::int64_t> received(static_cast<std::size_t>(size_));
+  std::int64_t rows = 0;
+  std::size_t moved = 0;
+  for (int q = 0; q < size_; ++q) {
+    send[q] = static_cast<std::size_t>(r.splits[static_cast<std::size_t>(rank_) * size_ + q]) * row_bytes;
+    received[q] = r.splits[static_cast<std::size_t>(q) * size_ + rank_];
+    recv[q] = static_cast<std::size_t>(received[q]) * row_bytes;
+    rows += received[q];
+  }
+  for (auto s : r.splits) moved += static_cast<std::size_t>(s);
+  auto shape = r.shapes[0];
+  shape[0] = rows;
+  void* o = output_for(es[0] ? &*es[0] : nullptr, r.dtype, shape, out, scratch_);
+  if (es[0]) es[0]->handle->received_splits = received;
+  if (moved == 0 || row_bytes == 0) return;
+  data_plane([&] { comm_.alltoallv(es[0]->input.data, send, o, recv); });
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,63 @@
+// What ranks tell the coordinator (Request, one per tensor) and what the coordinator tells every rank
+// (Response, one per operation to execute, possibly several tensors fused). Both travel through wire.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hvd/types.h"
+
+namespace hvd::detail {
+
+enum class OpType : std::uint8_t { kAllreduce, kAllgather, kBroadcast, kAlltoall, kReducescatter, kBarrier, kJoin };
+const char* name_of(OpType type);
+
+struct Request {
+  std::int32_t rank = 0;
+  OpType type = OpType::kAllreduce;
+  std::string name;
+  DataType dtype = DataType::kFloat32;
+  std::vector<std::int64_t> shape;
+  ReduceOp reduce_op = ReduceOp::kSum;
+  double prescale = 1.0;
+  double postscale = 1.0;
+  std::int32_t root = 0;
+  std::vector<std::int64_t> splits;  // alltoall
+  std::string group;                 // grouped allreduce: the group's name; empty otherwise
+  std::int32_t group_size = 0;
+  Device::Kind device = Device::Kind::kCPU;
+};
+
+struct Response {
+  OpType type = OpType::kAllreduce;
+  std::vector<std::string> names;  // several when fused or grouped
+  std::string error;               // non-empty: these tensors fail on every rank with this message
+  DataType dtype = DataType::kFloat32;
+  ReduceOp reduce_op = ReduceOp::kSum;
+  double prescale = 1.0;
+  double postscale = 1.0;
+  std::int32_t root = 0;
+  std::vector<std::vector<std::int64_t>> shapes;  // per tensor (what joined ranks fill with zeros)
+  std::vector<std::int64_t> rank_rows;            // allgather: first dimension of each rank
+  std::vector<std::int64_t> splits;               // alltoall: size x size, row r = rank r's splits
+  std::int32_t last_joined_rank = -1;             // join
+};
+
+// One rank's contribution to a full negotiation cycle.
+struct RequestList {
+  std::vector<Request> requests;
+  bool shutdown = false;  // this rank called hvd::shutdown()
+};
+
+// The coordinator's answer, identical on every rank.
+struct ResponseList {
+  std::vector<Response> responses;
+  std::string shutdown;  // non-empty: every rank stops with this reason after executing `responses`
+};
+
+bool is_reduction(OpType type);  // allreduce, reducescatter: fusable, cacheable
+std::int64_t num_elements(const std::vector<std::int64_t>& shape);
+std::string shape_string(const std::vector<std::int64_t>& shape);
+
+}  // namespace hvd::detail

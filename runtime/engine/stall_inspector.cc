@@ -1,0 +1,47 @@
+#include "runtime/engine/stall_inspector.h"
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/engine/validation.h"
+
+namespace hvd::detail {
+
+StallInspector::StallInspector(std::chrono::seconds check_time, std::chrono::seconds shutdown_time,
+                               std::vector<std::string> hosts)
+    : check_time_(check_time),
+      shutdown_time_(shutdown_time),
+      hosts_(std::move(hosts)),
+      next_check_(Clock::now() + check_time) {}
+
+StallInspector::Verdict StallInspector::inspect(const std::vector<PendingTensor>& pending, Clock::time_point now) {
+  Verdict v;
+  if (!due(now)) return v;
+  // Checking more often than the threshold would only repeat the same warning.
+  next_check_ = now + std::max<std::chrono::seconds>(check_time_ / 2, std::chrono::seconds(1));
+  std::string list;
+  int shown = 0;
+  for (const auto& t : pending) {
+    auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - t.first_seen);
+    if (waited < check_time_ || t.missing.empty()) continue;
+    if (shown++ < 10) {
+      list += "\n  " + std::string(name_of(t.type)) + " '" + t.name + "' waited " + std::to_string(waited.count()) +
+              " s for " + describe_ranks(t.missing, hosts_);
+    }
+    if (shutdown_time_.count() > 0 && waited >= shutdown_time_) v.fail.push_back(t.name);
+  }
+  if (shown == 0) return v;
+  if (shown > 10) list += "\n  ... and " + std::to_string(shown - 10) + " more";
+  v.warning =
+      "stall: some ranks submitted these tensors and others did not (a rank skipped an op, called ops in "
+      "another order, or is still busy):" +
+      list;
+  if (!v.fail.empty()) {
+    v.shutdown_reason =
+        "stalled for more than HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=" + std::to_string(shutdown_time_.count()) +
+        " s, shutting down:" + list;
+  }
+  spdlog::warn("{}", v.warning);
+  return v;
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,136 @@
+#include "runtime/engine/tensor_queue.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "hvd/error.h"
+
+namespace hvd::detail {
+
+void TensorQueue::enqueue(std::vector<TensorEntry> entries) {
+  std::exception_ptr failure;
+  bool notify = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) {
+      failure = closed_;
+    } else {
+      for (const auto& e : entries) {
+        if (entries_.count(e.request.name)) {
+          failure = std::make_exception_ptr(Error(
+              std::string(name_of(e.request.type)) + " '" + e.request.name + "': a tensor of this name is already " +
+              "in flight on rank " + std::to_string(e.request.rank) + "; wait for it before reusing the name"));
+          break;
+        }
+      }
+    }
+    if (!failure) {
+      for (auto& e : entries) {
+        new_.push_back(e.request);
+        auto name = e.request.name;
+        entries_.emplace(std::move(name), std::move(e));
+      }
+      last_enqueue_ = Clock::now();
+      notify = sleeping_;  // a futex wake per enqueue only when the thread actually sleeps
+    }
+  }
+  if (failure) {
+    for (auto& e : entries) e.handle->fail_all(failure);
+    return;
+  }
+  if (notify) work_.notify_one();
+}
+
+void TensorQueue::wait_for_quiet(Clock::duration gap, Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  while (!shutdown_ && !closed_) {
+    auto until = std::min(last_enqueue_ + gap, deadline);
+    if (Clock::now() >= until) return;
+    work_.wait_until(lock, until);
+  }
+}
+
+std::size_t TensorQueue::new_count() const {
+  std::lock_guard lock(mutex_);
+  return new_.size();
+}
+
+void TensorQueue::wait_for_work(Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  sleeping_ = true;
+  work_.wait_until(lock, deadline, [&] { return !new_.empty() || woken_ || shutdown_; });
+  sleeping_ = false;
+  woken_ = false;
+}
+
+void TensorQueue::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  work_.notify_one();
+}
+
+std::vector<Request> TensorQueue::take_new() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(new_, {});
+}
+
+bool TensorQueue::has_new() const {
+  std::lock_guard lock(mutex_);
+  return !new_.empty();
+}
+
+TensorEntry* TensorQueue::find(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::optional<TensorEntry> TensorQueue::take(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(name);
+  if (it == entries_.end()) return std::nullopt;
+  TensorEntry e = std::move(it->second);
+  entries_.erase(it);
+  return e;
+}
+
+std::size_t TensorQueue::in_flight() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+bool TensorQueue::close(std::exception_ptr error) {
+  std::unordered_map<std::string, TensorEntry> failed;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    closed_ = error;
+    failed.swap(entries_);
+    new_.clear();
+  }
+  for (auto& [name, e] : failed) e.handle->fail_all(error);
+  work_.notify_all();
+  return true;
+}
+
+bool TensorQueue::closed() const {
+  std::lock_guard lock(mutex_);
+  return closed_ != nullptr;
+}
+
+void TensorQueue::request_shutdown() {
+  {
+    std::lock_guard lock(mutex_);
+    shutdown_ = true;
+  }
+  work_.notify_one();
+}
+
+bool TensorQueue::shutdown_requested() const {
+  std::lock_guard lock(mutex_);
+  return shutdown_;
+}
+
+}  // namespace hvd::detail

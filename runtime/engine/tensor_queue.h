@@ -1,0 +1,71 @@
+// Where framework threads leave their requests for the background thread, and where the background thread finds
+// each in-flight tensor's buffers and handle when a response names it. Thread-safe; only the background thread
+// removes entries, so a pointer from find() stays valid until that thread calls take() for the same name.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hvd/collectives.h"
+#include "runtime/engine/message.h"
+#include "runtime/handle_state.h"
+
+namespace hvd::detail {
+
+struct TensorEntry {
+  Request request;
+  TensorView input;
+  TensorView output;
+  OutputAllocator allocate;
+  std::shared_ptr<HandleState> handle;
+};
+
+class TensorQueue {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Adds all entries or none (a group is negotiated as one). A name already in flight on this rank, or a closed
+  // queue, fails the entries' handles instead.
+  void enqueue(std::vector<TensorEntry> entries);
+
+  // Background thread: blocks until new requests arrive, wake() is called, or `deadline` passes.
+  void wait_for_work(Clock::time_point deadline);
+  void wake();
+  std::vector<Request> take_new();
+  bool has_new() const;
+  std::size_t new_count() const;
+  // Background thread: while framework threads are enqueueing a burst (the last enqueue less than `gap` ago),
+  // sleeps until the burst pauses or `deadline`, so one cycle takes the whole burst. Enqueues do not wake it.
+  void wait_for_quiet(Clock::duration gap, Clock::time_point deadline);
+
+  TensorEntry* find(const std::string& name);
+  std::optional<TensorEntry> take(const std::string& name);
+  std::size_t in_flight() const;
+
+  // Fails every in-flight entry with `error` and every later enqueue too. Returns false if already closed.
+  bool close(std::exception_ptr error);
+  bool closed() const;
+
+  void request_shutdown();
+  bool shutdown_requested() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable work_;                          // new requests, wake(), shutdown
+  std::unordered_map<std::string, TensorEntry> entries_;  // guarded by mutex_: in flight on this rank
+  std::vector<Request> new_;                              // guarded by mutex_: not yet taken by a cycle
+  std::exception_ptr closed_;                             // guarded by mutex_
+  bool woken_ = false;                                    // guarded by mutex_
+  bool sleeping_ = false;            // guarded by mutex_: in wait_for_work, wants a notify
+  Clock::time_point last_enqueue_;  // guarded by mutex_
+  bool shutdown_ = false;                                 // guarded by mutex_
+};
+
+}  // namespace hvd::detail

@@ -1,0 +1,207 @@
+#include "runtime/engine/validation.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace hvd::detail {
+namespace {
+
+std::string host_of(int r, const std::vector<std::string>& hosts) {
+  return r >= 0 && static_cast<std::size_t>(r) < hosts.size() ? hosts[r] : "?";
+}
+
+std::string fmt_double(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string splits_string(const std::vector<std::int64_t>& v) { return shape_string(v); }
+
+// Groups the submitting ranks by `field`; returns "" when they agree, else the disagreement phrase with the
+// minority first: "rank 1 (h2) sent float16, rank 0 (h1) sent float32".
+std::string disagreement(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts,
+                         const std::function<std::string(const Request&)>& field, const std::string& verb) {
+  std::map<std::string, std::vector<int>> groups;
+  for (std::size_t r = 0; r < by_rank.size(); ++r) {
+    if (by_rank[r]) groups[field(*by_rank[r])].push_back(static_cast<int>(r));
+  }
+  if (groups.size() <= 1) return "";
+  std::vector<std::pair<std::string, std::vector<int>>> ordered(groups.begin(), groups.end());
+  // The odd ones out first: groups without the first submitter (the reference), smallest first.
+  int reference = -1;
+  for (std::size_t r = 0; r < by_rank.size() && reference < 0; ++r) {
+    if (by_rank[r]) reference = static_cast<int>(r);
+  }
+  auto has_ref = [&](const std::vector<int>& ranks) { return ranks.front() == reference; };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto& a, const auto& b) {
+    if (has_ref(a.second) != has_ref(b.second)) return !has_ref(a.second);
+    if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
+    return a.second.front() < b.second.front();
+  });
+  std::string out;
+  for (const auto& [value, ranks] : ordered) {
+    if (!out.empty()) out += ", ";
+    out += describe_ranks(ranks, hosts) + " " + verb + " " + value;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_ranks(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  bool one_host = std::all_of(ranks.begin(), ranks.end(),
+                              [&](int r) { return host_of(r, hosts) == host_of(ranks.front(), hosts); });
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(ranks[i]);
+    if (!one_host) out += " (" + host_of(ranks[i], hosts) + ")";
+  }
+  if (one_host && !ranks.empty()) out += " (" + host_of(ranks.front(), hosts) + ")";
+  return out;
+}
+
+Response validate(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts) {
+  const int size = static_cast<int>(by_rank.size());
+  const Request* ref = nullptr;
+  std::vector<int> joined;
+  for (int r = 0; r < size; ++r) {
+    if (!by_rank[r])
+      joined.push_back(r);
+    else if (!ref)
+      ref = by_rank[r];
+  }
+  Response resp;
+  resp.type = ref->type;
+  resp.names = {ref->name};
+  resp.dtype = ref->dtype;
+  resp.reduce_op = ref->reduce_op;
+  resp.prescale = ref->prescale;
+  resp.postscale = ref->postscale;
+  resp.root = ref->root;
+  resp.shapes = {ref->shape};
+  const std::string what = std::string(name_of(ref->type)) + " '" + ref->name + "': ";
+  auto fail = [&](const std::string& msg) {
+    resp.error = what + msg;
+    return resp;
+  };
+  auto check = [&](const std::function<std::string(const Request&)>& field, const std::string& verb,
+                   const std::string& fix) -> bool {
+    auto d = disagreement(by_rank, hosts, field, verb);
+    if (d.empty()) return true;
+    resp.error = what + d + "; " + fix;
+    return false;
+  };
+
+  if (!check([](const Request& q) { return std::string(name_of(q.type)); }, "called",
+             "every rank must call the same op for one name"))
+    return resp;
+  if (!check([](const Request& q) { return std::string(name_of(q.dtype)); }, "sent", "cast before the call"))
+    return resp;
+  if (!check(
+          [](const Request& q) {
+            return std::string(q.device == Device::Kind::kGPU ? "a GPU tensor" : "a CPU tensor");
+          },
+          "sent", "put the tensor on the same kind of device on every rank"))
+    return resp;
+  const bool free_first_dim = ref->type == OpType::kAllgather || ref->type == OpType::kAlltoall;
+  if (free_first_dim) {
+    if (ref->shape.empty()) return fail("a scalar has no first dimension to concatenate; reshape it to [1]");
+    if (!check(
+            [](const Request& q) {
+              return "shape " +
+                     shape_string(
+                         std::vector<std::int64_t>(q.shape.begin() + (q.shape.empty() ? 0 : 1), q.shape.end())) +
+                     " after the first dimension";
+            },
+            "sent", "only the first dimension may differ between ranks"))
+      return resp;
+  } else if (ref->type != OpType::kBarrier && ref->type != OpType::kJoin) {
+    if (!check([](const Request& q) { return "shape " + shape_string(q.shape); }, "sent",
+               "every rank must pass the same shape"))
+      return resp;
+  }
+  if (is_reduction(ref->type)) {
+    if (!check([](const Request& q) { return std::string("op ") + name_of(q.reduce_op); }, "asked for",
+               "pass the same reduce op on every rank"))
+      return resp;
+    if (!check([](const Request& q) { return "prescale_factor " + fmt_double(q.prescale); }, "sent",
+               "pass the same scale factors on every rank"))
+      return resp;
+    if (!check([](const Request& q) { return "postscale_factor " + fmt_double(q.postscale); }, "sent",
+               "pass the same scale factors on every rank"))
+      return resp;
+    if (ref->dtype == DataType::kBool &&
+        (ref->reduce_op == ReduceOp::kAverage || ref->prescale != 1.0 || ref->postscale != 1.0)) {
+      return fail("average and scale factors are not defined for bool; use sum (logical or), min or max");
+    }
+    if (ref->reduce_op == ReduceOp::kAdasum) {
+      if (ref->type != OpType::kAllreduce) return fail("adasum works only with allreduce");
+      bool is_float = ref->dtype == DataType::kFloat16 || ref->dtype == DataType::kBFloat16 ||
+                      ref->dtype == DataType::kFloat32 || ref->dtype == DataType::kFloat64;
+      if (!is_float) return fail(std::string("adasum needs a floating-point tensor, not ") + name_of(ref->dtype));
+    }
+    if (ref->type == OpType::kReducescatter && ref->shape.empty()) {
+      return fail("a scalar cannot be scattered; reshape it to [1] or more rows");
+    }
+    if (!check([](const Request& q) { return "group '" + q.group + "' of " + std::to_string(q.group_size); }, "sent",
+               "grouped calls must match on every rank"))
+      return resp;
+  }
+  if (ref->type == OpType::kBroadcast) {
+    if (!check([](const Request& q) { return "root " + std::to_string(q.root); }, "named",
+               "pass the same root on every rank"))
+      return resp;
+    if (ref->root < 0 || ref->root >= size) {
+      return fail("root " + std::to_string(ref->root) + " is not a rank (the job has " + std::to_string(size) +
+                  (size == 1 ? " rank, 0)" : " ranks, 0-" + std::to_string(size - 1) + ")"));
+    }
+    if (!by_rank[ref->root])
+      return fail("root rank " + std::to_string(ref->root) + " has joined; it has no data to send");
+  }
+  if (!joined.empty() && (ref->type == OpType::kAlltoall)) {
+    return fail(
+        describe_ranks(joined, hosts) +
+        " joined; alltoall needs every rank (allreduce, reducescatter, allgather and broadcast work after join)");
+  }
+  if (ref->type == OpType::kAllgather) {
+    resp.rank_rows.assign(size, 0);
+    for (int r = 0; r < size; ++r) resp.rank_rows[r] = by_rank[r] ? by_rank[r]->shape[0] : 0;
+  }
+  if (ref->type == OpType::kAlltoall) {
+    resp.splits.assign(static_cast<std::size_t>(size) * size, 0);
+    for (int r = 0; r < size; ++r) {
+      const Request& q = *by_rank[r];
+      std::vector<std::int64_t> s = q.splits;
+      if (s.empty()) {
+        if (q.shape[0] % size != 0) {
+          return fail(describe_ranks({r}, hosts) + " has " + std::to_string(q.shape[0]) +
+                      " rows, which do not divide into " + std::to_string(size) + " equal parts; pass splits");
+        }
+        s.assign(size, q.shape[0] / size);
+      }
+      if (static_cast<int>(s.size()) != size) {
+        return fail(describe_ranks({r}, hosts) + " sent " + std::to_string(s.size()) + " splits " + splits_string(s) +
+                    " for " + std::to_string(size) + " ranks; pass one split per rank");
+      }
+      std::int64_t sum = 0;
+      for (auto v : s) {
+        if (v < 0) return fail(describe_ranks({r}, hosts) + " sent a negative split in " + splits_string(s));
+        sum += v;
+      }
+      if (sum != q.shape[0]) {
+        return fail(describe_ranks({r}, hosts) + " sent splits " + splits_string(s) + " that sum to " +
+                    std::to_string(sum) + ", but its first dimension is " + std::to_string(q.shape[0]) +
+                    "; the splits must add up to it");
+      }
+      std::copy(s.begin(), s.end(), resp.splits.begin() + static_cast<std::ptrdiff_t>(r) * size);
+    }
+  }
+  return resp;
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,20 @@
+// The coordinator's checks on one tensor that every rank has submitted (or joined past): the requests must agree
+// on op, dtype, shape, reduce op, root, scale factors and splits. The result is the Response every rank executes,
+// or one whose `error` names the tensor, the op and the ranks that disagree, with their hosts:
+//   allreduce 'grad/fc1.weight': rank 1 (h2) sent float16, rank 0 (h1) sent float32; cast before the call
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/engine/message.h"
+
+namespace hvd::detail {
+
+// by_rank[r] is rank r's request, or null when rank r has joined. At least one is non-null.
+Response validate(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts);
+
+// "rank 1 (h2)", "ranks 0, 2 (h1)", "ranks 0 (h1), 3 (h2)".
+std::string describe_ranks(const std::vector<int>& ranks, const std::vector<std::string>& hosts);
+
+}  // namespace hvd::detail

@@ -1,0 +1,35 @@
+// The shared state behind hvd::Handle. The engine's background thread completes it; framework threads poll and
+// wait. One HandleState may cover several tensors (grouped allreduce): it is done when all of them are, and keeps
+// the first error. Completion happens exactly once per tensor; later calls are ignored.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "hvd/types.h"
+
+namespace hvd::detail {
+
+struct HandleState {
+  explicit HandleState(int tensors = 1) : remaining(tensors) {}
+
+  // Marks one tensor done; `error` (may be null) is kept if it is the first.
+  void complete_one(std::exception_ptr error = nullptr);
+  void fail_all(std::exception_ptr error);  // marks every remaining tensor done with `error`
+
+  mutable std::mutex mutex;
+  mutable std::condition_variable done_cv;
+  int remaining;             // guarded by mutex
+  std::exception_ptr error;  // guarded by mutex
+  // Results, written by the background thread before the last complete_one(), read after wait().
+  TensorView output;
+  std::vector<std::uint8_t> owned_output;  // backs `output` when the caller gave no allocator
+  std::vector<std::int64_t> received_splits;
+  int last_joined_rank = -1;
+};
+
+}  // namespace hvd::detail

@@ -1,0 +1,259 @@
+#include "runtime/reduce/reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "hvd/error.h"
+#include "runtime/reduce/half.h"
+
+namespace hvd::detail {
+namespace {
+
+// Unsigned arithmetic wide enough that integer promotion never makes signed overflow (UB) out of a wrap.
+template <class T>
+using Wrap = std::conditional_t<(sizeof(T) > 4), std::uint64_t, std::uint32_t>;
+
+struct Sum {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+struct Product {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<Wrap<T>>(a) * static_cast<Wrap<T>>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+struct Min {
+  template <class T>
+  T operator()(T a, T b) const { return b < a ? b : a; }
+};
+struct Max {
+  template <class T>
+  T operator()(T a, T b) const { return a < b ? b : a; }
+};
+
+template <class T, class Op>
+void apply(void* dst, const void* a, const void* b, std::size_t n, Op op) {
+  auto* d = static_cast<T*>(dst);
+  auto* x = static_cast<const T*>(a);
+  auto* y = static_cast<const T*>(b);
+  for (std::size_t i = 0; i < n; ++i) d[i] = op(x[i], y[i]);
+}
+
+// float16/bfloat16: widen a block to float, reduce, narrow once (one rounding per reduction step).
+constexpr std::size_t kBlock = 256;
+
+template <float (*ToFloat)(std::uint16_t), std::uint16_t (*FromFloat)(float), class Op>
+void apply_half(void* dst, const void* a, const void* b, std::size_t n, Op op) {
+  auto* d = static_cast<std::uint16_t*>(dst);
+  auto* x = static_cast<const std::uint16_t*>(a);
+  auto* y = static_cast<const std::uint16_t*>(b);
+  float fx[kBlock], fy[kBlock];
+  for (std::size_t base = 0; base < n; base += kBlock) {
+    std::size_t m = std::min(kBlock, n - base);
+    for (std::size_t i = 0; i < m; ++i) fx[i] = ToFloat(x[base + i]);
+    for (std::size_t i = 0; i < m; ++i) fy[i] = ToFloat(y[base + i]);
+    for (std::size_t i = 0; i < m; ++i) d[base + i] = FromFloat(op(fx[i], fy[i]));
+  }
+}
+
+void apply_bool(void* dst, const void* a, const void* b, std::size_t n, bool is_and) {
+  auto* d = static_cast<std::uint8_t*>(dst);
+  auto* x = static_cast<const std::uint8_t*>(a);
+  auto* y = static_cast<const std::uint8_t*>(b);
+  if (is_and) {
+    for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<std::uint8_t>((x[i] != 0) & (y[i] != 0));
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<std::uint8_t>((x[i] != 0) | (y[i] != 0));
+  }
+}
+
+template <class Op>
+void dispatch(void* dst, const void* a, const void* b, std::size_t n, DataType dtype, Op op) {
+  switch (dtype) {
+    case DataType::kUInt8: return apply<std::uint8_t>(dst, a, b, n, op);
+    case DataType::kInt8: return apply<std::int8_t>(dst, a, b, n, op);
+    case DataType::kUInt16: return apply<std::uint16_t>(dst, a, b, n, op);
+    case DataType::kInt16: return apply<std::int16_t>(dst, a, b, n, op);
+    case DataType::kInt32: return apply<std::int32_t>(dst, a, b, n, op);
+    case DataType::kInt64: return apply<std::int64_t>(dst, a, b, n, op);
+    case DataType::kFloat16: return apply_half<fp16::half_to_float, fp16::float_to_half>(dst, a, b, n, op);
+    case DataType::kBFloat16: return apply_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(dst, a, b, n, op);
+    case DataType::kFloat32: return apply<float>(dst, a, b, n, op);
+    case DataType::kFloat64: return apply<double>(dst, a, b, n, op);
+    case DataType::kBool: break;
+  }
+}
+
+template <class T>
+void scale_as(void* data, std::size_t n, double factor) {
+  auto* d = static_cast<T*>(data);
+  if constexpr (std::is_same_v<T, float>) {
+    const float f = static_cast<float>(factor);
+    for (std::size_t i = 0; i < n; ++i) d[i] *= f;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    for (std::size_t i = 0; i < n; ++i) d[i] *= factor;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<T>(std::nearbyint(static_cast<double>(d[i]) * factor));
+  }
+}
+
+template <float (*ToFloat)(std::uint16_t), std::uint16_t (*FromFloat)(float)>
+void scale_half(void* data, std::size_t n, double factor) {
+  auto* d = static_cast<std::uint16_t*>(data);
+  const float f = static_cast<float>(factor);
+  for (std::size_t i = 0; i < n; ++i) d[i] = FromFloat(ToFloat(d[i]) * f);
+}
+
+// Adasum loops read any floating type as double.
+template <class F>
+void for_floating(DataType dtype, const char* what, F&& f) {
+  switch (dtype) {
+    case DataType::kFloat16: return f([](const void* p, std::size_t i) {
+      return static_cast<double>(fp16::half_to_float(static_cast<const std::uint16_t*>(p)[i]));
+    }, [](void* p, std::size_t i, double v) {
+      static_cast<std::uint16_t*>(p)[i] = fp16::float_to_half(static_cast<float>(v));
+    });
+    case DataType::kBFloat16: return f([](const void* p, std::size_t i) {
+      return static_cast<double>(fp16::bfloat16_to_float(static_cast<const std::uint16_t*>(p)[i]));
+    }, [](void* p, std::size_t i, double v) {
+      static_cast<std::uint16_t*>(p)[i] = fp16::float_to_bfloat16(static_cast<float>(v));
+    });
+    case DataType::kFloat32: return f([](const void* p, std::size_t i) {
+      return static_cast<double>(static_cast<const float*>(p)[i]);
+    }, [](void* p, std::size_t i, double v) { static_cast<float*>(p)[i] = static_cast<float>(v); });
+    case DataType::kFloat64: return f([](const void* p, std::size_t i) { return static_cast<const double*>(p)[i]; },
+                                      [](void* p, std::size_t i, double v) { static_cast<double*>(p)[i] = v; });
+    default:
+      throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + dtype_name(dtype) +
+                  "; cast to float32 first");
+  }
+}
+
+}  // namespace
+
+std::size_t element_size(DataType dtype) {
+  switch (dtype) {
+    case DataType::kUInt8: case DataType::kInt8: case DataType::kBool: return 1;
+    case DataType::kUInt16: case DataType::kInt16: case DataType::kFloat16: case DataType::kBFloat16: return 2;
+    case DataType::kInt32: case DataType::kFloat32: return 4;
+    case DataType::kInt64: case DataType::kFloat64: return 8;
+  }
+  throw Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+}
+
+const char* dtype_name(DataType dtype) {
+  switch (dtype) {
+    case DataType::kUInt8: return "uint8";
+    case DataType::kInt8: return "int8";
+    case DataType::kUInt16: return "uint16";
+    case DataType::kInt16: return "int16";
+    case DataType::kInt32: return "int32";
+    case DataType::kInt64: return "int64";
+    case DataType::kFloat16: return "float16";
+    case DataType::kBFloat16: return "bfloat16";
+    case DataType::kFloat32: return "float32";
+    case DataType::kFloat64: return "float64";
+    case DataType::kBool: return "bool";
+  }
+  return "unknown";
+}
+
+const char* op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return "sum";
+    case ReduceOp::kAverage: return "average";
+    case ReduceOp::kMin: return "min";
+    case ReduceOp::kMax: return "max";
+    case ReduceOp::kProduct: return "product";
+    case ReduceOp::kAdasum: return "adasum";
+  }
+  return "unknown";
+}
+
+void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {
+  if (dtype == DataType::kBool) {
+    if (op == ReduceOp::kAverage || op == ReduceOp::kAdasum) {
+      throw Error(std::string("reduce: op ") + op_name(op) + " is not a plain reduction for bool");
+    }
+    return apply_bool(dst, a, b, count, op == ReduceOp::kProduct || op == ReduceOp::kMin);
+  }
+  switch (op) {
+    case ReduceOp::kSum: return dispatch(dst, a, b, count, dtype, Sum{});
+    case ReduceOp::kMin: return dispatch(dst, a, b, count, dtype, Min{});
+    case ReduceOp::kMax: return dispatch(dst, a, b, count, dtype, Max{});
+    case ReduceOp::kProduct: return dispatch(dst, a, b, count, dtype, Product{});
+    default:
+      throw Error(std::string("reduce: op ") + op_name(op) +
+                  " is not a plain reduction (the engine scales for average; Adasum has its own collective)");
+  }
+}
+
+void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_t count, DataType dtype,
+                 ReduceOp op) {
+  const std::size_t es = element_size(dtype);
+  constexpr std::size_t kCopyBlockBytes = 16u << 10;  // well inside L1
+  const std::size_t block = kCopyBlockBytes / es;
+  auto* d = static_cast<std::byte*>(dst);
+  auto* c = static_cast<std::byte*>(copy);
+  auto* x = static_cast<const std::byte*>(a);
+  auto* y = static_cast<const std::byte*>(b);
+  for (std::size_t i = 0; i < count; i += block) {
+    const std::size_t m = std::min(block, count - i);
+    reduce(d + i * es, x + i * es, y + i * es, m, dtype, op);
+    std::memcpy(c + i * es, d + i * es, m * es);
+  }
+}
+
+void scale(void* data, std::size_t count, DataType dtype, double factor) {
+  switch (dtype) {
+    case DataType::kUInt8: return scale_as<std::uint8_t>(data, count, factor);
+    case DataType::kInt8: return scale_as<std::int8_t>(data, count, factor);
+    case DataType::kUInt16: return scale_as<std::uint16_t>(data, count, factor);
+    case DataType::kInt16: return scale_as<std::int16_t>(data, count, factor);
+    case DataType::kInt32: return scale_as<std::int32_t>(data, count, factor);
+    case DataType::kInt64: return scale_as<std::int64_t>(data, count, factor);
+    case DataType::kFloat16: return scale_half<fp16::half_to_float, fp16::float_to_half>(data, count, factor);
+    case DataType::kBFloat16: return scale_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(data, count, factor);
+    case DataType::kFloat32: return scale_as<float>(data, count, factor);
+    case DataType::kFloat64: return scale_as<double>(data, count, factor);
+    case DataType::kBool:
+      if (factor == 0.0) std::fill_n(static_cast<std::uint8_t*>(data), count, std::uint8_t{0});
+      return;
+  }
+}
+
+DotNorms dot_norms(const void* a, const void* b, std::size_t count, DataType dtype) {
+  DotNorms r;
+  for_floating(dtype, "adasum", [&](auto load, auto) {
+    for (std::size_t i = 0; i < count; ++i) {
+      double x = load(a, i), y = load(b, i);
+      r.dot += x * y;
+      r.a_sq += x * x;
+      r.b_sq += y * y;
+    }
+  });
+  return r;
+}
+
+void combine(void* dst, const void* a, double ca, const void* b, double cb, std::size_t count, DataType dtype) {
+  for_floating(dtype, "adasum", [&](auto load, auto store) {
+    for (std::size_t i = 0; i < count; ++i) store(dst, i, ca * load(a, i) + cb * load(b, i));
+  });
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,97 @@
+// Tensor collectives: each wraps the runtime's op over views of the tensors and keeps them alive in the handle.
+// Ops whose output shape is known only after negotiation allocate a torch tensor from the background thread.
+#include <string>
+
+#include "hvd/torch.h"
+
+namespace hvd::torch {
+namespace {
+
+std::string label(const char* op, const std::string& name) {
+  return std::string(op) + (name.empty() ? std::string(" input") : " '" + name + "'");
+}
+
+// An allocator that creates the output as a torch tensor like `like` and remembers it in `out`.
+OutputAllocator allocator_into(const std::shared_ptr<Tensor>& out, const Tensor& like) {
+  return [out, options = like.options()](DataType dtype, const std::vector<std::int64_t>& shape) {
+    *out = empty_for(dtype, shape, options);
+    return out->data_ptr();
+  };
+}
+
+}  // namespace
+
+TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& options) {
+  auto out = std::make_shared<Tensor>(::torch::empty_like(tensor, ::torch::MemoryFormat::Contiguous));
+  auto handle = hvd::allreduce_async(view_of(tensor, label("allreduce", options.name)),
+                                     view_of(*out, label("allreduce", options.name)), options);
+  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+}
+
+TensorHandle allreduce_async_(Tensor& tensor, const AllreduceOptions& options) {
+  auto view = view_of(tensor, label("allreduce", options.name));
+  auto handle = hvd::allreduce_async(view, view, options);
+  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+}
+
+Tensor allreduce(const Tensor& tensor, const AllreduceOptions& options) {
+  return allreduce_async(tensor, options).wait();
+}
+
+void allreduce_(Tensor& tensor, const AllreduceOptions& options) { allreduce_async_(tensor, options).wait(); }
+
+TensorHandle allgather_async(const Tensor& tensor, const AllgatherOptions& options) {
+  auto out = std::make_shared<Tensor>();
+  AllgatherOptions with_output = options;
+  with_output.allocate = allocator_into(out, tensor);
+  auto handle = hvd::allgather_async(view_of(tensor, label("allgather", options.name)), with_output);
+  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+}
+
+Tensor allgather(const Tensor& tensor, const AllgatherOptions& options) {
+  return allgather_async(tensor, options).wait();
+}
+
+TensorHandle broadcast_async(const Tensor& tensor, const BroadcastOptions& options) {
+  Tensor copy = tensor.clone(::torch::MemoryFormat::Contiguous);
+  return broadcast_async_(copy, options);
+}
+
+TensorHandle broadcast_async_(Tensor& tensor, const BroadcastOptions& options) {
+  auto handle = hvd::broadcast_async(view_of(tensor, label("broadcast", options.name)), options);
+  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+}
+
+Tensor broadcast(const Tensor& tensor, const BroadcastOptions& options) {
+  return broadcast_async(tensor, options).wait();
+}
+
+void broadcast_(Tensor& tensor, const BroadcastOptions& options) { broadcast_async_(tensor, options).wait(); }
+
+TensorHandle alltoall_async(const Tensor& tensor, const AlltoallOptions& options) {
+  auto out = std::make_shared<Tensor>();
+  AlltoallOptions with_output = options;
+  with_output.allocate = allocator_into(out, tensor);
+  auto handle = hvd::alltoall_async(view_of(tensor, label("alltoall", options.name)), with_output);
+  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+}
+
+std::pair<Tensor, std::vector<std::int64_t>> alltoall(const Tensor& tensor, const AlltoallOptions& options) {
+  auto handle = alltoall_async(tensor, options);
+  Tensor out = handle.wait();
+  return {out, handle.received_splits()};
+}
+
+TensorHandle reducescatter_async(const Tensor& tensor, const ReducescatterOptions& options) {
+  auto out = std::make_shared<Tensor>();
+  ReducescatterOptions with_output = options;
+  with_output.allocate = allocator_into(out, tensor);
+  auto handle = hvd::reducescatter_async(view_of(tensor, label("reducescatter", options.name)), with_output);
+  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+}
+
+Tensor reducescatter(const Tensor& tensor, const ReducescatterOptions& options) {
+  return reducescatter_async(tensor, options).wait();
+}
+
+}  // namespace hvd::torch

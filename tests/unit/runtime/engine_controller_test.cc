@@ -1,0 +1,89 @@
+#include <doctest/doctest.h>
+
+#include "runtime/engine/controller.h"
+
+using namespace hvd;
+using namespace hvd::detail;
+
+namespace {
+Request request(int rank, const std::string& name, std::string group = "", int group_size = 0) {
+  Request q;
+  q.rank = rank;
+  q.name = name;
+  q.shape = {2};
+  q.group = std::move(group);
+  q.group_size = group_size;
+  return q;
+}
+RequestList list(std::vector<Request> v) { return RequestList{std::move(v), false}; }
+const std::vector<std::string> kHosts = {"h1", "h2", "h1"};
+}  // namespace
+
+TEST_CASE("a tensor is ready once every rank submitted it; arrival order is kept; fusion applies") {
+  StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
+  Controller c(3, kHosts, 1 << 20, stall);
+  auto out = c.coordinate({list({request(0, "a"), request(0, "b")}), list({request(1, "b")}), list({})});
+  CHECK(out.responses.empty());
+  CHECK(c.pending() == 2);
+  out = c.coordinate({list({}), list({request(1, "a")}), list({request(2, "b"), request(2, "a")})});
+  REQUIRE(out.responses.size() == 1);  // fused
+  CHECK(out.responses[0].names == std::vector<std::string>{"a", "b"});
+  CHECK(c.pending() == 0);
+}
+
+TEST_CASE("joined ranks count as submitted; join completes when all joined") {
+  StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
+  Controller c(3, kHosts, 1 << 20, stall);
+  Request join = request(0, "join");
+  join.type = OpType::kJoin;
+  auto out = c.coordinate({list({join}), list({request(1, "a")}), list({request(2, "a")})});
+  REQUIRE(out.responses.size() == 1);
+  CHECK(out.responses[0].names == std::vector<std::string>{"a"});
+  Request j1 = join, j2 = join;
+  j1.rank = 1;
+  j2.rank = 2;
+  out = c.coordinate({list({}), list({j1}), list({})});
+  CHECK(out.responses.empty());
+  out = c.coordinate({list({}), list({}), list({j2})});
+  REQUIRE(out.responses.size() == 1);
+  CHECK(out.responses[0].type == OpType::kJoin);
+  CHECK(out.responses[0].last_joined_rank == 2);
+}
+
+TEST_CASE("a group goes only when all of its tensors are ready everywhere") {
+  StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
+  Controller c(2, kHosts, 0, stall);
+  auto out =
+      c.coordinate({list({request(0, "g.0", "g", 2), request(0, "g.1", "g", 2)}), list({request(1, "g.0", "g", 2)})});
+  CHECK(out.responses.empty());
+  out = c.coordinate({list({}), list({request(1, "g.1", "g", 2)})});
+  CHECK(out.responses.size() == 2);  // fusion off: one response each, same cycle
+}
+
+TEST_CASE("a mismatch fails that tensor only; shutdown from any rank is announced") {
+  StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
+  Controller c(2, kHosts, 1 << 20, stall);
+  Request bad = request(1, "x");
+  bad.dtype = DataType::kInt32;
+  RequestList l1 = list({bad, request(1, "y")});
+  l1.shutdown = true;
+  auto out = c.coordinate({list({request(0, "x"), request(0, "y")}), l1});
+  REQUIRE(out.responses.size() == 2);
+  CHECK(out.responses[0].error.find("rank 1 (h2) sent int32, rank 0 (h1) sent float32") != std::string::npos);
+  CHECK(out.responses[1].error.empty());
+  CHECK(out.shutdown == "rank 1 (h2) called hvd::shutdown()");
+}
+
+TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails the tensor") {
+  StallInspector stall(std::chrono::seconds(1), std::chrono::seconds(2), kHosts);
+  Controller c(3, kHosts, 1 << 20, stall);
+  auto t0 = std::chrono::steady_clock::now();
+  c.coordinate({list({request(0, "x")}), list({request(1, "x")}), list({})}, t0);
+  auto out = c.coordinate({list({}), list({}), list({})}, t0 + std::chrono::milliseconds(1500));
+  CHECK(out.responses.empty());
+  CHECK(out.shutdown.empty());
+  out = c.coordinate({list({}), list({}), list({})}, t0 + std::chrono::seconds(3));
+  REQUIRE(out.responses.size() == 1);
+  CHECK(out.responses[0].error.find("allreduce 'x' waited 3 s for rank 2 (h1)") != std::string::npos);
+  CHECK_FALSE(out.shutdown.empty());
+}

@@ -1,0 +1,74 @@
+#include <doctest/doctest.h>
+
+#include "runtime/engine/validation.h"
+
+using namespace hvd;
+using namespace hvd::detail;
+
+namespace {
+const std::vector<std::string> kHosts = {"h1", "h2", "h1", "h2"};
+Request request(int rank, DataType dtype = DataType::kFloat32, std::vector<std::int64_t> shape = {3, 4}) {
+  Request q;
+  q.rank = rank;
+  q.name = "grad/fc1.weight";
+  q.dtype = dtype;
+  q.shape = std::move(shape);
+  return q;
+}
+std::vector<const Request*> ptrs(const std::vector<Request>& v) {
+  std::vector<const Request*> out;
+  for (const auto& q : v) out.push_back(&q);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a dtype mismatch names the tensor, the op, the ranks and their hosts") {
+  std::vector<Request> v = {request(0), request(1, DataType::kFloat16)};
+  auto r = validate(ptrs(v), kHosts);
+  CHECK(r.error ==
+        "allreduce 'grad/fc1.weight': rank 1 (h2) sent float16, rank 0 (h1) sent float32; cast before "
+        "the call");
+}
+
+TEST_CASE("minority first, ranks grouped") {
+  std::vector<Request> v = {request(0), request(1), request(2), request(3, DataType::kFloat16)};
+  auto r = validate(ptrs(v), kHosts);
+  CHECK(r.error ==
+        "allreduce 'grad/fc1.weight': rank 3 (h2) sent float16, ranks 0 (h1), 1 (h2), 2 (h1) sent "
+        "float32; cast before the call");
+}
+
+TEST_CASE("shape, op, scale, root and splits mismatches") {
+  std::vector<Request> v = {request(0), request(1, DataType::kFloat32, {3, 5})};
+  CHECK(validate(ptrs(v), kHosts).error.find("rank 0 (h1) sent shape [3, 4]") != std::string::npos);
+  v = {request(0), request(1)};
+  v[1].reduce_op = ReduceOp::kMax;
+  CHECK(validate(ptrs(v), kHosts).error.find("op max") != std::string::npos);
+  v = {request(0), request(1)};
+  v[0].prescale = 2;
+  CHECK(validate(ptrs(v), kHosts).error.find("prescale_factor 2") != std::string::npos);
+  v = {request(0), request(1)};
+  for (auto& q : v) q.type = OpType::kBroadcast, q.root = 5;
+  CHECK(validate(ptrs(v), kHosts).error.find("root 5 is not a rank") != std::string::npos);
+  v = {request(0, DataType::kFloat32, {4}), request(1, DataType::kFloat32, {4})};
+  for (auto& q : v) q.type = OpType::kAlltoall;
+  v[1].splits = {1, 2};
+  auto e = validate(ptrs(v), kHosts).error;
+  CHECK(e.find("rank 1 (h2) sent splits [1, 2] that sum to 3, but its first dimension is 4") != std::string::npos);
+  v[1].splits = {};
+  auto ok = validate(ptrs(v), kHosts);
+  CHECK(ok.error.empty());
+  CHECK(ok.splits == std::vector<std::int64_t>{2, 2, 2, 2});
+}
+
+TEST_CASE("allgather allows different first dimensions; joined ranks send nothing") {
+  std::vector<Request> v = {request(0, DataType::kFloat32, {2, 4}), request(1, DataType::kFloat32, {5, 4})};
+  for (auto& q : v) q.type = OpType::kAllgather;
+  auto by = ptrs(v);
+  by.push_back(nullptr);  // rank 2 joined
+  auto r = validate(by, kHosts);
+  CHECK(r.error.empty());
+  CHECK(r.rank_rows == std::vector<std::int64_t>{2, 5, 0});
+  v[1].shape = {5, 3};
+  CHECK(validate(ptrs(v), kHosts).error.find("after the first dimension") != std::string::npos);
+}

@@ -1,0 +1,110 @@
+// A minimal rendezvous-store server for tests (the store half of hvdrun's coordination server, per
+// common/protocol.h): FramedConnection as server, one io_context thread, set/get (waiting, with timeout)/add.
+#pragma once
+
+#include <asio.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/framed_connection.h"
+
+namespace hvd::test {
+
+class StoreTestServer {
+ public:
+  explicit StoreTestServer(std::string secret)
+      : secret_(std::move(secret)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+    do_accept();
+    thread_ = std::jthread([this] { io_.run(); });
+  }
+  ~StoreTestServer() {
+    asio::post(io_, [this] {
+      acceptor_.close();
+      for (auto& c : connections_) c->close("server stopping");
+      for (auto& w : waiters_) w.timer->cancel();
+    });
+    io_.stop();
+  }
+  int port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  struct Waiter {
+    std::weak_ptr<FramedConnection> conn;
+    std::string key;
+    std::shared_ptr<asio::steady_timer> timer;
+  };
+
+  void do_accept() {
+    acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
+      if (ec) return;
+      auto conn = std::make_shared<FramedConnection>(std::move(socket), secret_, FramedConnection::Role::kServer);
+      connections_.push_back(conn);
+      std::weak_ptr<FramedConnection> weak = conn;
+      auto greeted = std::make_shared<bool>(false);
+      conn->start([] {}, [this, weak, greeted](const nlohmann::json& m) { on_message(weak, greeted, m); },
+                  [](const std::string&) {});
+      do_accept();
+    });
+  }
+
+  void on_message(std::weak_ptr<FramedConnection> weak, std::shared_ptr<bool> greeted, const nlohmann::json& m) {
+    auto conn = weak.lock();
+    if (!conn) return;
+    if (!*greeted) {
+      *greeted = m.value("type", "") == "hello" && m.value("role", "") == "store";
+      if (!*greeted) conn->close("expected a store hello");
+      return;
+    }
+    const std::string op = m.value("op", ""), key = m.value("key", "");
+    if (op == "set") {
+      values_[key] = m.at("value").get<std::string>();
+      conn->send({{"ok", true}});
+      wake(key);
+    } else if (op == "add") {
+      std::int64_t v = (values_.count(key) ? std::stoll(values_[key]) : 0) + m.at("delta").get<std::int64_t>();
+      values_[key] = std::to_string(v);
+      conn->send({{"ok", true}, {"value", v}});
+      wake(key);
+    } else if (op == "get") {
+      if (values_.count(key)) {
+        conn->send({{"ok", true}, {"value", values_[key]}});
+        return;
+      }
+      auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(m.value("timeout_ms", 0)));
+      waiters_.push_back({weak, key, timer});
+      timer->async_wait([this, timer, weak, key](std::error_code ec) {
+        if (ec) return;  // answered by a set
+        std::erase_if(waiters_, [&](const Waiter& w) { return w.timer == timer; });
+        if (auto c = weak.lock()) c->send({{"ok", false}, {"error", "timed out waiting for key '" + key + "'"}});
+      });
+    } else {
+      conn->send({{"ok", false}, {"error", "unknown op '" + op + "'"}});
+    }
+  }
+
+  void wake(const std::string& key) {
+    std::vector<Waiter> ready;
+    std::erase_if(waiters_, [&](const Waiter& w) {
+      if (w.key != key) return false;
+      ready.push_back(w);
+      return true;
+    });
+    for (auto& w : ready) {
+      w.timer->cancel();
+      if (auto c = w.conn.lock()) c->send({{"ok", true}, {"value", values_[key]}});
+    }
+  }
+
+  std::string secret_;
+  asio::io_context io_;
+  asio::ip::tcp::acceptor acceptor_;
+  std::vector<std::shared_ptr<FramedConnection>> connections_;  // io thread only
+  std::map<std::string, std::string> values_;                   // io thread only
+  std::vector<Waiter> waiters_;                                 // io thread only
+  std::jthread thread_;
+};
+
+}  // namespace hvd::test
