@@ -12,12 +12,15 @@ ls "$prefix"/lib*/libhvd.so >/dev/null || fail "installed tree lacks libhvd.so"
 ls "$prefix"/lib*/cmake/hvd/hvdConfig.cmake >/dev/null || fail "installed tree lacks the CMake package"
 pcdir=$(dirname "$(ls "$prefix"/lib*/pkgconfig/hvd.pc)")
 
-# Only the public API is exported.
+# Only the public API is exported: every strong symbol is hvd's (weak ones are libstdc++ template copies that the
+# dynamic linker merges with the program's own).
 lib=$(ls "$prefix"/lib*/libhvd.so)
-if nm -D --defined-only "$lib" | awk '{print $3}' | c++filt | grep -vE '^hvd::|^hvd_|^typeinfo|^vtable|^_init|^_fini|^$' | grep -q .; then
-  nm -D --defined-only "$lib" | awk '{print $3}' | c++filt | grep -vE '^hvd::|^hvd_' | head
+strong=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBR]$/ {print $3}' | c++filt)
+if grep -vE '^hvd::|^hvd_|^(typeinfo|vtable|typeinfo name) for hvd::|^_init$|^_fini$|^$' <<<"$strong" | grep -q .; then
+  grep -vE '^hvd::|^hvd_' <<<"$strong" | head
   fail "libhvd exports symbols outside the hvd API"
 fi
+grep -q '^hvd::init()' <<<"$strong" || fail "libhvd does not export hvd::init()"
 pass "installed: hvdrun, hvd-agent, libhvd (API symbols only), headers, CMake package, hvd.pc"
 
 cmake -S "$HVD_SOURCE/tests/install_project" -B "$TEST_TMP/user_build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
