@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct Topology {
   int cross_rank = 0, cross_size = 1;
   std::string hostname;
   std::vector<std::string> hosts;  // hosts[r] = hostname of rank r (filled by connect() from the store)
+};
+
+// One buffer of an allreduce over several: `count` elements of the call's dtype at `data`.
+struct MutableBuffer {
+  void* data = nullptr;
+  std::size_t count = 0;
 };
 
 struct CommunicatorOptions {
@@ -45,6 +52,11 @@ class Communicator {
   // In place on `count` elements. op is kSum, kMin, kMax or kProduct (Average/scaling are the engine's job:
   // it scales before/after). float16/bfloat16 are reduced through float arithmetic.
   virtual void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) = 0;
+  // allreduce in place on each buffer, with the results (bit for bit) of one allreduce over the buffers
+  // concatenated in order. Buffers may be empty; they must not overlap. The default packs into a scratch buffer
+  // this communicator keeps (grows, never shrinks), allreduces and unpacks; shared memory reads and writes the
+  // buffers directly, so that a fused step costs the copies of one allreduce.
+  virtual void allreduce_buffers(std::span<const MutableBuffer> buffers, DataType dtype, ReduceOp op);
   // Rank r contributes bytes[r] bytes; `out` receives every rank's bytes concatenated in rank order. `in` may be
   // this rank's place inside `out` (in place).
   virtual void allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) = 0;
@@ -65,6 +77,9 @@ class Communicator {
   // empty vector); rank 0's bytes go to all (the argument is ignored elsewhere). Any length.
   virtual std::vector<std::string> gather_to_root(const std::string& mine) = 0;
   virtual std::string broadcast_from_root(const std::string& from_root) = 0;
+
+ private:
+  std::vector<std::byte> pack_scratch_;  // allreduce_buffers' default only
 };
 
 // Publishes this rank's data-plane address in `store`, reads everyone's, and connects the mesh (shared memory

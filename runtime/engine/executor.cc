@@ -168,24 +168,29 @@ void Executor::allreduce(const Response& r, Entries& es, Outcome&) {
     scale_copy(base, base, total, r.dtype, post);
     return;
   }
-  std::uint8_t* buf = fusion(total * dsize);
-  std::size_t off = 0;
+  // Otherwise each tensor is reduced in its own output buffer (prescaled there first), without a fusion buffer:
+  // the communicator reads and writes the buffers as one. Joined ranks contribute zeros from one scratch area.
+  std::size_t joined = 0;
+  for (std::size_t i = 0; i < es.size(); ++i)
+    if (!es[i]) joined += static_cast<std::size_t>(num_elements(r.shapes[i]));
+  std::uint8_t* zero = joined ? zeros(joined * dsize) : nullptr;
+  buffers_.clear();
   for (std::size_t i = 0; i < es.size(); ++i) {
     std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[i]));
-    if (es[i])
-      scale_copy(es[i]->input.data, buf + off, n, r.dtype, r.prescale);
-    else if (n)
-      std::memset(buf + off, 0, n * dsize);
-    off += n * dsize;
+    if (es[i]) {
+      scale_copy(es[i]->input.data, es[i]->output.data, n, r.dtype, r.prescale);
+      buffers_.push_back({es[i]->output.data, n});
+    } else {
+      buffers_.push_back({zero, n});
+      zero += n * dsize;
+    }
   }
   if (total == 0) return;
-  data_plane([&] { comm_.allreduce(buf, total, r.dtype, wire_op(r.reduce_op)); });
-  finish_in_place(r, buf, total, size_);
-  off = 0;
+  data_plane([&] { comm_.allreduce_buffers(buffers_, r.dtype, wire_op(r.reduce_op)); });
   for (std::size_t i = 0; i < es.size(); ++i) {
-    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[i]));
-    if (es[i]) scale_copy(buf + off, es[i]->output.data, n, r.dtype, post);
-    off += n * dsize;
+    if (!es[i]) continue;
+    finish_in_place(r, buffers_[i].data, buffers_[i].count, size_);
+    scale_copy(buffers_[i].data, buffers_[i].data, buffers_[i].count, r.dtype, post);
   }
 }
 

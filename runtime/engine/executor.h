@@ -1,7 +1,8 @@
 // Runs one Response on this rank through the Communicator and completes the handles of its tensors. Every rank
 // runs the same responses in the same order, so the communicator calls line up. A rank that has joined, or whose
 // output allocator failed, still takes part (zeros in, a scratch buffer out) so the others are not left waiting.
-// Fusion and scratch buffers are allocated once and grown, never shrunk: first-touching pages is slow here.
+// A fused allreduce reduces the tensors' own output buffers (Communicator::allreduce_buffers); fusion and
+// scratch buffers are allocated once and grown, never shrunk: first-touching pages is slow here.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +48,8 @@ class Executor {
   Communicator& comm_;
   TensorQueue& queue_;
   int rank_, size_;
-  std::vector<std::uint8_t> fusion_;   // packed inputs of fused ops
+  std::vector<std::uint8_t> fusion_;   // packed inputs of fused reducescatters
+  std::vector<MutableBuffer> buffers_;  // the tensors of a fused allreduce
   std::vector<std::uint8_t> scratch_;  // fused reducescatter outputs, joined ranks' outputs
   std::vector<std::uint8_t> zeros_;    // joined ranks' inputs
 };

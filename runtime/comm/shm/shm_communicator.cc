@@ -28,61 +28,127 @@ ShmCommunicator::ShmCommunicator(Topology topology, std::unique_ptr<ShmGroup> gr
   if (group_) small_bytes_ = std::min(small_bytes_, group_->chunk());
 }
 
+// Both views offer each(lo, hi, f): f(user, at, len) for every piece of elements [lo, hi) that lies in one
+// buffer, where `at` counts from lo.
+class ShmCommunicator::OneBuffer {
+ public:
+  OneBuffer(void* data, std::size_t esize) : data_(static_cast<std::byte*>(data)), es_(esize) {}
+
+  template <class F>
+  void each(std::size_t lo, std::size_t hi, F&& f) const {
+    if (lo < hi) f(data_ + lo * es_, 0, hi - lo);
+  }
+
+ private:
+  std::byte* data_;
+  std::size_t es_;
+};
+
+class ShmCommunicator::Pieces {
+ public:
+  Pieces(std::span<const MutableBuffer> buffers, const std::vector<std::size_t>& starts, std::size_t esize)
+      : buffers_(buffers), starts_(starts), es_(esize) {}
+
+  template <class F>
+  void each(std::size_t lo, std::size_t hi, F&& f) const {
+    if (lo >= hi) return;
+    std::size_t i = static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.begin() + buffers_.size(), lo) -
+                                             starts_.begin()) - 1;
+    for (std::size_t pos = lo; pos < hi && i < buffers_.size(); ++i) {
+      const std::size_t end = std::min(hi, starts_[i] + buffers_[i].count);
+      if (end <= pos) continue;
+      f(static_cast<std::byte*>(buffers_[i].data) + (pos - starts_[i]) * es_, pos - lo, end - pos);
+      pos = end;
+    }
+  }
+
+ private:
+  std::span<const MutableBuffer> buffers_;
+  const std::vector<std::size_t>& starts_;  // first element of each buffer
+  std::size_t es_;
+};
+
 void ShmCommunicator::allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
   if (!group_ || count == 0) return;
+  allreduce_view(OneBuffer(data, element_size(dtype)), count, dtype, op);
+}
+
+void ShmCommunicator::allreduce_buffers(std::span<const MutableBuffer> buffers, DataType dtype, ReduceOp op) {
+  if (!group_) return;
+  if (starts_.size() < buffers.size()) starts_.resize(buffers.size());
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    starts_[i] = count;
+    count += buffers[i].count;
+  }
+  if (count == 0) return;
+  allreduce_view(Pieces(buffers, starts_, element_size(dtype)), count, dtype, op);
+}
+
+template <class View>
+void ShmCommunicator::allreduce_view(const View& data, std::size_t count, DataType dtype, ReduceOp op) {
   guarded("allreduce", [&] {
-    auto* p = static_cast<std::byte*>(data);
     if (count * element_size(dtype) <= small_bytes_) {
-      allreduce_small(p, count, dtype, op);
+      allreduce_small(data, count, dtype, op);
     } else {
-      allreduce_large(p, count, dtype, op);
+      allreduce_large(data, count, dtype, op);
     }
   });
 }
 
-void ShmCommunicator::allreduce_small(std::byte* data, std::size_t count, DataType dtype, ReduceOp op) {
+template <class View>
+void ShmCommunicator::allreduce_small(const View& data, std::size_t count, DataType dtype, ReduceOp op) {
   auto& g = *group_;
-  const std::size_t bytes = count * element_size(dtype);
+  const std::size_t es = element_size(dtype);
   int b = g.next_round();
-  std::memcpy(g.slot(g.rank(), b), data, bytes);
+  data.each(0, count, [&](std::byte* user, std::size_t at, std::size_t len) {
+    std::memcpy(g.slot(g.rank(), b) + at * es, user, len * es);
+  });
   g.sync("allreduce");
-  reduce(data, g.slot(0, b), g.slot(1, b), count, dtype, op);
-  for (int q = 2; q < g.size(); ++q) reduce(data, data, g.slot(q, b), count, dtype, op);
+  data.each(0, count, [&](std::byte* user, std::size_t at, std::size_t len) {
+    reduce(user, g.slot(0, b) + at * es, g.slot(1, b) + at * es, len, dtype, op);
+    for (int q = 2; q < g.size(); ++q) reduce(user, user, g.slot(q, b) + at * es, len, dtype, op);
+  });
 }
 
-void ShmCommunicator::allreduce_large(std::byte* data, std::size_t count, DataType dtype, ReduceOp op) {
+template <class View>
+void ShmCommunicator::allreduce_large(const View& data, std::size_t count, DataType dtype, ReduceOp op) {
   auto& g = *group_;
   const int n = g.size(), r = g.rank();
   const std::size_t es = element_size(dtype);
   const std::size_t chunk = g.chunk() / es;
   for (std::size_t off = 0; off < count; off += chunk) {
     const std::size_t m = std::min(chunk, count - off);
-    std::byte* user = data + off * es;
     int b = g.next_round();
     for (int p = 0; p < n; ++p) {
       if (p == r) continue;
       std::size_t lo = part_begin(m, es, p, n), hi = part_begin(m, es, p + 1, n);
-      std::memcpy(g.slot(r, b) + lo * es, user + lo * es, (hi - lo) * es);
+      data.each(off + lo, off + hi, [&](std::byte* user, std::size_t at, std::size_t len) {
+        std::memcpy(g.slot(r, b) + (lo + at) * es, user, len * es);
+      });
     }
     g.sync("allreduce");
-    const std::size_t lo = part_begin(m, es, r, n), len = part_begin(m, es, r + 1, n) - lo;
-    if (len > 0) {
-      auto src = [&](int q) -> const std::byte* { return (q == r ? user : g.slot(q, b)) + lo * es; };
+    const std::size_t lo = part_begin(m, es, r, n), hi = part_begin(m, es, r + 1, n);
+    data.each(off + lo, off + hi, [&](std::byte* user, std::size_t at, std::size_t len) {
+      const std::size_t slot_at = (lo + at) * es;
+      auto src = [&](int q) -> const std::byte* { return q == r ? user : g.slot(q, b) + slot_at; };
       // Rank order, so that the result does not depend on which rank owns the part.
-      std::byte* dst = g.slot(r, b) + lo * es;
+      std::byte* dst = g.slot(r, b) + slot_at;
       if (n == 2) {
-        reduce_copy(dst, user + lo * es, src(0), src(1), len, dtype, op);
+        reduce_copy(dst, user, src(0), src(1), len, dtype, op);
       } else {
         reduce(dst, src(0), src(1), len, dtype, op);
         for (int q = 2; q < n - 1; ++q) reduce(dst, dst, src(q), len, dtype, op);
-        reduce_copy(dst, user + lo * es, dst, src(n - 1), len, dtype, op);
+        reduce_copy(dst, user, dst, src(n - 1), len, dtype, op);
       }
-    }
+    });
     g.sync("allreduce");
     for (int p = 0; p < n; ++p) {
       if (p == r) continue;
       std::size_t plo = part_begin(m, es, p, n), phi = part_begin(m, es, p + 1, n);
-      std::memcpy(user + plo * es, g.slot(p, b) + plo * es, (phi - plo) * es);
+      data.each(off + plo, off + phi, [&](std::byte* user, std::size_t at, std::size_t len) {
+        std::memcpy(user, g.slot(p, b) + (plo + at) * es, len * es);
+      });
     }
   }
 }

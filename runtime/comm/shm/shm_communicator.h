@@ -1,6 +1,6 @@
 // Communicator for ranks that all share one host: every collective goes through the host group's
 // shared-memory slots (shm/group.h), chunk by chunk, in rounds that alternate the two slot buffers.
-//  allreduce  small: each rank copies its input into its slot, one barrier, every rank reduces all slots
+//  allreduce  (and allreduce_buffers, which reads and writes the caller's buffers as if they were one) small: each rank copies its input into its slot, one barrier, every rank reduces all slots
 //             (rank order, so every rank gets bit-identical results); large: per chunk, each rank copies in the
 //             parts the others own, barrier, reduces its own part straight from its input and the peers' slots,
 //             barrier, copies the others' reduced parts out (1 + 2/n copies of the data per rank, no scratch).
@@ -25,6 +25,7 @@ class ShmCommunicator : public Communicator {
 
   const Topology& topology() const override { return topology_; }
   void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
+  void allreduce_buffers(std::span<const MutableBuffer> buffers, DataType dtype, ReduceOp op) override;
   void allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) override;
   void broadcast(void* data, std::size_t bytes, int root) override;
   void alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,
@@ -42,13 +43,21 @@ class ShmCommunicator : public Communicator {
   // Runs body; on failure marks the group failed (so the peers stop too) and rethrows.
   template <class F>
   void guarded(const char* op, F&& body);
-  void allreduce_small(std::byte* data, std::size_t count, DataType dtype, ReduceOp op);
-  void allreduce_large(std::byte* data, std::size_t count, DataType dtype, ReduceOp op);
+  // Views of the data an allreduce reads and writes: one buffer, or several seen as one (allreduce_buffers).
+  class OneBuffer;
+  class Pieces;
+  template <class View>
+  void allreduce_view(const View& data, std::size_t count, DataType dtype, ReduceOp op);
+  template <class View>
+  void allreduce_small(const View& data, std::size_t count, DataType dtype, ReduceOp op);
+  template <class View>
+  void allreduce_large(const View& data, std::size_t count, DataType dtype, ReduceOp op);
 
   Topology topology_;
   std::unique_ptr<ShmGroup> group_;
   std::size_t small_bytes_;
   std::vector<std::byte> scratch_;  // adasum only; grows, never shrinks
+  std::vector<std::size_t> starts_;  // allreduce: first element of each buffer; grows, never shrinks
 };
 
 template <class F>

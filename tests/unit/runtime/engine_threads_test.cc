@@ -9,6 +9,8 @@
 #include "hvd/error.h"
 #include "hvd/handle.h"
 #include "runtime/engine/engine.h"
+#include "runtime/engine/scale.h"
+#include "runtime/reduce/reduce.h"
 
 using namespace hvd;
 using namespace hvd::detail;
@@ -207,4 +209,93 @@ TEST_CASE("stall shutdown: a tensor some ranks never submit fails everywhere and
   float w[1] = {1};
   auto later = allreduce(*job.engines[2], 2, "later", w, w, 1);
   CHECK_THROWS_WITH_AS(later.wait(), doctest::Contains("hvd is shut down: stalled"), Error);
+}
+
+namespace {
+// Enqueues tensors i = 0..k-1 of sizes[i] elements together, so that they are fused into one allreduce.
+std::vector<Handle> allreduce_fused(Engine& e, int rank, const std::string& name, std::vector<void*> ins,
+                                    std::vector<void*> outs, const std::vector<std::int64_t>& sizes, DataType dtype,
+                                    ReduceOp op, double prescale, double postscale) {
+  std::vector<TensorEntry> v;
+  std::vector<Handle> hs;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    auto state = std::make_shared<HandleState>(1);
+    Request q;
+    q.rank = rank;
+    q.name = name + "/" + std::to_string(i);
+    q.dtype = dtype;
+    q.shape = {sizes[i]};
+    q.reduce_op = op;
+    q.prescale = prescale;
+    q.postscale = postscale;
+    v.push_back(
+        TensorEntry{q, TensorView{ins[i], dtype, {sizes[i]}, {}}, TensorView{outs[i], dtype, {sizes[i]}, {}}, {}, state});
+    hs.emplace_back(state);
+  }
+  e.enqueue(std::move(v));
+  return hs;
+}
+}  // namespace
+
+TEST_CASE("fused allreduce out of place: prescale, Average, postscale per tensor; inputs untouched") {
+  const std::vector<std::int64_t> sizes = {5, 0, 1, 33, 7, 1000, 0, 3};
+  Job job(3);
+  job.on_all([&](int rank, Engine& e) {
+    // Inputs rank+1, prescale 2, Average over 3 ranks, postscale 0.5: (2+4+6)/3*0.5 = 2 in every dtype.
+    for (DataType dt : {DataType::kFloat32, DataType::kInt32, DataType::kFloat16}) {
+      std::vector<std::vector<float>> fin, fout;
+      std::vector<std::vector<std::int32_t>> iin, iout;
+      std::vector<std::vector<std::uint16_t>> hin, hout;
+      std::vector<void*> ins, outs;
+      for (auto n : sizes) {
+        auto m = static_cast<std::size_t>(n);
+        if (dt == DataType::kFloat32) {
+          ins.push_back(fin.emplace_back(m, static_cast<float>(rank + 1)).data());
+          outs.push_back(fout.emplace_back(m, -1.0f).data());
+        } else if (dt == DataType::kInt32) {
+          ins.push_back(iin.emplace_back(m, rank + 1).data());
+          outs.push_back(iout.emplace_back(m, -1).data());
+        } else {
+          ins.push_back(hin.emplace_back(m, float_to_half(static_cast<float>(rank + 1))).data());
+          outs.push_back(hout.emplace_back(m, 0).data());
+        }
+      }
+      auto hs = allreduce_fused(e, rank, std::string("scaled/") + dtype_name(dt), ins, outs, sizes, dt,
+                                ReduceOp::kAverage, 2.0, 0.5);
+      for (auto& h : hs) h.wait();
+      for (std::size_t t = 0; t < sizes.size(); ++t) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(sizes[t]); ++i) {
+          CAPTURE(t);
+          CAPTURE(i);
+          if (dt == DataType::kFloat32) {
+            CHECK(fout[t][i] == 2.0f);
+            CHECK(fin[t][i] == static_cast<float>(rank + 1));
+          } else if (dt == DataType::kInt32) {
+            CHECK(iout[t][i] == 2);
+            CHECK(iin[t][i] == rank + 1);
+          } else {
+            CHECK(half_to_float(hout[t][i]) == 2.0f);
+            CHECK(half_to_float(hin[t][i]) == static_cast<float>(rank + 1));
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST_CASE("fused allreduce with a joined rank: it contributes zeros to every tensor of the step") {
+  const std::vector<std::int64_t> sizes = {3, 0, 40, 1, 17};
+  Job job(3);
+  job.on_all([&](int rank, Engine& e) {
+    if (rank != 0) {
+      std::vector<std::vector<float>> data;
+      std::vector<void*> ptrs;
+      for (auto n : sizes) ptrs.push_back(data.emplace_back(static_cast<std::size_t>(n), rank + 1.0f).data());
+      auto hs = allreduce_fused(e, rank, "joined", ptrs, ptrs, sizes, DataType::kFloat32, ReduceOp::kSum, 1.0, 1.0);
+      for (auto& h : hs) h.wait();
+      for (std::size_t t = 0; t < sizes.size(); ++t)
+        for (float x : data[t]) CHECK(x == 5.0f);
+    }
+    join(e, rank).wait();
+  });
 }
