@@ -26,7 +26,6 @@ class OutputPrinter {
 
   std::string output_dir_;
   bool prefix_timestamp_;
-  std::string buffer_;
   std::map<std::pair<int, bool>, std::FILE*> files_;
 };
 

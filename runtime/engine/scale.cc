@@ -3,71 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/reduce/half.h"
+
 namespace hvd::detail {
-
-float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
-  std::uint32_t exp = (h >> 10) & 0x1f;
-  std::uint32_t mant = h & 0x3ff;
-  std::uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      exp = 127 - 15 + 1;
-      while ((mant & 0x400) == 0) {
-        mant <<= 1;
-        --exp;
-      }
-      mant &= 0x3ff;
-      bits = sign | (exp << 23) | (mant << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
-  std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return sign | (abs > 0x7f800000u ? 0x7e00 : 0x7c00);  // NaN, Inf
-  if (abs >= 0x477ff000u) return sign | 0x7c00;                                 // overflows to Inf
-  if (abs < 0x38800000u) {                                                      // subnormal or zero
-    if (abs < 0x33000000u) return sign;
-    std::uint32_t exp = abs >> 23;
-    std::uint32_t mant = (abs & 0x7fffff) | 0x800000;
-    std::uint32_t shift = 126 - exp;  // 14 + (112 - exp) ... brings the value to units of 2^-24
-    std::uint32_t half = mant >> shift;
-    std::uint32_t rem = mant & ((1u << shift) - 1);
-    std::uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return sign | static_cast<std::uint16_t>(half);
-  }
-  std::uint32_t rounded = abs + 0xfff + ((abs >> 13) & 1);  // round to nearest even at bit 13
-  return sign | static_cast<std::uint16_t>((rounded - (112u << 23)) >> 13);
-}
-
-float bfloat16_to_float(std::uint16_t b) {
-  std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-std::uint16_t float_to_bfloat16(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40);  // quiet NaN
-  x += 0x7fff + ((x >> 16) & 1);
-  return static_cast<std::uint16_t>(x >> 16);
-}
 
 namespace {
 
@@ -119,10 +57,10 @@ void scale_copy(const void* in, void* out, std::size_t n, DataType dtype, double
     case DataType::kFloat64:
       return scale_float(static_cast<const double*>(in), static_cast<double*>(out), n, factor);
     case DataType::kFloat16:
-      return scale_16<half_to_float, float_to_half>(static_cast<const std::uint16_t*>(in),
+      return scale_16<fp16::half_to_float, fp16::float_to_half>(static_cast<const std::uint16_t*>(in),
                                                     static_cast<std::uint16_t*>(out), n, factor);
     case DataType::kBFloat16:
-      return scale_16<bfloat16_to_float, float_to_bfloat16>(static_cast<const std::uint16_t*>(in),
+      return scale_16<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(static_cast<const std::uint16_t*>(in),
                                                             static_cast<std::uint16_t*>(out), n, factor);
     case DataType::kBool:
       if (in != out) std::memmove(out, in, n);  // validation refuses scaling bool; keep the data intact anyway

@@ -10,10 +10,6 @@
 
 namespace hvd::detail {
 
-float half_to_float(std::uint16_t h);
-std::uint16_t float_to_half(float f);  // round to nearest even
-float bfloat16_to_float(std::uint16_t b);
-std::uint16_t float_to_bfloat16(float f);  // round to nearest even
 
 // out[i] = in[i] * factor; `out` may equal `in`. A factor of exactly 1 is a copy (or nothing).
 void scale_copy(const void* in, void* out, std::size_t count, DataType dtype, double factor);

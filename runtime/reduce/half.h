@@ -6,7 +6,6 @@
 #include <bit>
 #include <cstdint>
 
-// In their own namespace: runtime/engine/scale.h declares out-of-line functions with the same names in hvd::detail.
 namespace hvd::detail::fp16 {
 
 // Both directions compute every path and select the result (no branches), so loops over arrays vectorize.

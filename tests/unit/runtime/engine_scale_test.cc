@@ -3,9 +3,11 @@
 #include <cmath>
 
 #include "runtime/engine/scale.h"
+#include "runtime/reduce/half.h"
 
 using namespace hvd;
 using namespace hvd::detail;
+using namespace hvd::detail::fp16;  // the conversions scale.cc reduces float16/bfloat16 through
 
 TEST_CASE("float16 conversions round to nearest even and keep specials") {
   CHECK(half_to_float(float_to_half(1.0f)) == 1.0f);

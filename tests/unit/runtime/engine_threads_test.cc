@@ -10,10 +10,12 @@
 #include "hvd/handle.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/scale.h"
+#include "runtime/reduce/half.h"
 #include "runtime/reduce/reduce.h"
 
 using namespace hvd;
 using namespace hvd::detail;
+using namespace hvd::detail::fp16;
 using namespace std::chrono_literals;
 
 namespace {
