@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "hvd/error.h"
 #include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
@@ -24,6 +25,11 @@ void Communicator::allreduce_buffers(std::span<const MutableBuffer> buffers, Dat
     if (b.count) std::memcpy(b.data, p, b.count * es);
     p += b.count * es;
   }
+}
+
+void Communicator::cross_allreduce(void*, std::size_t, DataType, ReduceOp) {
+  if (topology().cross_size == 1) return;
+  throw Error("cross_allreduce: this communicator cannot reduce across hosts");
 }
 
 }  // namespace hvd::detail

@@ -72,6 +72,9 @@ class Communicator {
   // Adasum (Maleki et al. 2020) in place over float16/bfloat16/float32/float64.
   virtual void adasum(void* data, std::size_t count, DataType dtype) = 0;
   virtual void barrier() = 0;
+  // allreduce in place among the ranks that share this rank's local rank, one per host (the "cross" group of
+  // hierarchical GPU allreduce). The default serves a single host (nothing to do) and refuses otherwise.
+  virtual void cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op);
 
   // Small-message helpers for the engine's negotiation: rank 0 gathers every rank's bytes (other ranks get an
   // empty vector); rank 0's bytes go to all (the argument is ignored elsewhere). Any length.

@@ -18,6 +18,25 @@ void TcpCommunicator::allreduce(void* data, std::size_t count, DataType dtype, R
   });
 }
 
+void TcpCommunicator::cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
+  if (topology_.cross_size == 1) return;
+  // The ranks with this local rank, in host order: hosts[] lists every rank's host.
+  std::vector<int> members;
+  int me = -1;
+  for (int r = 0; r < topology_.size; ++r) {
+    const auto& host = topology_.hosts[static_cast<std::size_t>(r)];
+    int local = 0;
+    for (int q = 0; q < r; ++q) local += topology_.hosts[static_cast<std::size_t>(q)] == host;
+    if (local != topology_.local_rank) continue;
+    if (r == topology_.rank) me = static_cast<int>(members.size());
+    members.push_back(r);
+  }
+  guarded("cross_allreduce", [&] {
+    SubLinks links(*mesh_, std::move(members), me);
+    ring_allreduce(links, data, count, dtype, op, scratch_);
+  });
+}
+
 void TcpCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
   if (static_cast<int>(bytes.size()) != topology_.size) throw Error("allgatherv: one size per rank expected");
   guarded("allgatherv", [&] { ring_allgatherv(*mesh_, in, out, bytes); });

@@ -28,6 +28,7 @@ class TcpCommunicator : public Communicator {
                      ReduceOp op) override;
   void adasum(void* data, std::size_t count, DataType dtype) override;
   void barrier() override;
+  void cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
   std::vector<std::string> gather_to_root(const std::string& mine) override;
   std::string broadcast_from_root(const std::string& from_root) override;
 
