@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hvd/hvd.h"
+#include "runtime/comm/cpu_backend.h"
 #include "runtime/runtime.h"
 
 namespace hvd {
@@ -68,6 +69,13 @@ bool is_initialized() { return Runtime::initialized(); }
 int rank() { return Runtime::get().topology().rank; }
 int size() { return Runtime::get().topology().size; }
 int local_rank() { return Runtime::get().topology().local_rank; }
+std::string cpu_backend() { return Runtime::get().cpu_backend(); }
+bool mpi_enabled() { return cpu_backend() == "mpi"; }
+bool mpi_built() {
+  for (const auto& backend : detail::cpu_backends())
+    if (backend.name == "mpi") return backend.built;
+  return false;
+}
 int local_size() { return Runtime::get().topology().local_size; }
 int cross_rank() { return Runtime::get().topology().cross_rank; }
 int cross_size() { return Runtime::get().topology().cross_size; }

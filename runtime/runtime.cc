@@ -6,14 +6,9 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "common/crypto.h"
 #include "common/logging.h"
-#include "common/protocol.h"
 #include "hvd/error.h"
-#include "runtime/solo_communicator.h"
-#include "runtime/store/memory_store.h"
-#include "runtime/store/prefix_store.h"
-#include "runtime/store/tcp_store.h"
+#include "runtime/comm/cpu_backend.h"
 
 namespace hvd::detail {
 namespace {
@@ -40,37 +35,15 @@ void Runtime::init() {
   auto env = process_env();
   std::unique_ptr<Runtime> rt(new Runtime());
   rt->config_ = read_config(env);
-  Placement place = read_placement(env);
-  setup_logging_once(rt->config_, place.rank);
-
-  Topology topo;
-  topo.rank = place.rank;
-  topo.size = place.size;
-  topo.local_rank = place.local_rank;
-  topo.local_size = place.local_size;
-  topo.cross_rank = place.cross_rank;
-  topo.cross_size = place.cross_size;
-  topo.hostname = place.hostname;
-  if (place.size == 1) {
-    rt->store_ = std::make_unique<MemoryStore>();
-    rt->comm_ = std::make_unique<SoloCommunicator>(topo);
-  } else {
-    auto addr = env(protocol::kEnvStoreAddr);
-    auto secret_hex = env(protocol::kEnvSecret);
-    if (!addr || !secret_hex) {
-      throw Error(std::string("HOROVOD_SIZE=") + std::to_string(place.size) + " but " +
-                  (!addr ? protocol::kEnvStoreAddr : protocol::kEnvSecret) +
-                  " is not set: start multi-rank jobs with hvdrun");
-    }
-    std::string secret = from_hex(*secret_hex);
-    rt->store_ = TcpStore::connect(*addr, secret, place.rank);
-    CommunicatorOptions options;
-    options.secret = secret;
-    options.bind_address = env(protocol::kEnvDataAddr).value_or("");
-    rt->comm_ = connect_communicator(*rt->store_, topo, options);
-  }
+  auto connection = connect_cpu_backend(env);
+  rt->cpu_backend_ = connection.backend;
+  rt->store_ = std::move(connection.store);
+  rt->comm_ = std::move(connection.comm);
+  const Topology& topo = rt->comm_->topology();
+  setup_logging_once(rt->config_, topo.rank);
   rt->engine_ = std::make_unique<Engine>(rt->config_, *rt->comm_);
-  spdlog::debug("hvd initialized: rank {} of {} on {}", place.rank, place.size, place.hostname);
+  spdlog::debug("hvd initialized: rank {} of {} on {}, CPU backend {}", topo.rank, topo.size, topo.hostname,
+                rt->cpu_backend_);
   g_runtime.store(rt.get());
   g_owner = std::move(rt);
   // A program that never calls hvd::shutdown() still stops the engine at exit, before spdlog's statics go.

@@ -14,7 +14,8 @@ namespace hvd::detail {
 
 class Runtime {
  public:
-  // Builds from the environment: HOROVOD_* placement and tunables, HVD_STORE_ADDR, HVD_SECRET, HVD_DATA_ADDR.
+  // Builds from the environment: the tunables, then the CPU backend (comm/cpu_backend.h) and its placement:
+  // HOROVOD_* with HVD_STORE_ADDR, HVD_SECRET, HVD_DATA_ADDR from hvdrun, or MPI's own under mpirun.
   static void init();
   static void shutdown();
   static bool initialized();
@@ -23,6 +24,7 @@ class Runtime {
 
   const Config& config() const { return config_; }
   const Topology& topology() const { return comm_->topology(); }
+  const std::string& cpu_backend() const { return cpu_backend_; }  // "builtin" or "mpi"
   Communicator& communicator() { return *comm_; }
   Store& store() { return *store_; }  // the rendezvous store (hvd-bench --raw builds its own communicator)
   Engine& engine() { return *engine_; }
@@ -32,6 +34,7 @@ class Runtime {
  private:
   Runtime() = default;
   Config config_;
+  std::string cpu_backend_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<Engine> engine_;

@@ -2,6 +2,8 @@
 // With no launcher environment (HOROVOD_RANK etc. unset) init() makes a 1-rank job.
 #pragma once
 
+#include <string>
+
 #include "hvd/collectives.h"
 #include "hvd/error.h"
 #include "hvd/export.h"
@@ -20,5 +22,11 @@ HVD_API int local_rank();
 HVD_API int local_size();
 HVD_API int cross_rank();
 HVD_API int cross_size();
+
+// The CPU backend this process negotiates and moves host tensors on: "builtin" (TCP + shared memory, under
+// hvdrun) or "mpi" (Open MPI, under mpirun or hvdrun --mpi). Horovod's mpi_built()/mpi_enabled() likewise.
+HVD_API std::string cpu_backend();
+HVD_API bool mpi_built();    // this libhvd has the MPI backend (callable before init)
+HVD_API bool mpi_enabled();  // and this process runs on it
 
 }  // namespace hvd

@@ -1,0 +1,51 @@
+// The built-in CPU backend: TCP between hosts, shared memory inside one, rendezvous through hvdrun's store.
+#include <spdlog/spdlog.h>
+
+#include "common/crypto.h"
+#include "common/protocol.h"
+#include "hvd/error.h"
+#include "runtime/comm/cpu_backend.h"
+#include "runtime/solo_communicator.h"
+#include "runtime/store/memory_store.h"
+#include "runtime/store/tcp_store.h"
+
+namespace hvd::detail {
+namespace {
+
+CpuConnection connect_builtin(const EnvLookup& env) {
+  Placement place = read_placement(env);
+  Topology topo;
+  topo.rank = place.rank;
+  topo.size = place.size;
+  topo.local_rank = place.local_rank;
+  topo.local_size = place.local_size;
+  topo.cross_rank = place.cross_rank;
+  topo.cross_size = place.cross_size;
+  topo.hostname = place.hostname;
+  CpuConnection c;
+  if (place.size == 1) {
+    c.store = std::make_unique<MemoryStore>();
+    c.comm = std::make_unique<SoloCommunicator>(topo);
+    return c;
+  }
+  auto addr = env(protocol::kEnvStoreAddr);
+  auto secret_hex = env(protocol::kEnvSecret);
+  if (!addr || !secret_hex) {
+    throw Error(std::string("HOROVOD_SIZE=") + std::to_string(place.size) + " but " +
+                (!addr ? protocol::kEnvStoreAddr : protocol::kEnvSecret) +
+                " is not set: start multi-rank jobs with hvdrun (or with mpirun, on the MPI backend)");
+  }
+  std::string secret = from_hex(*secret_hex);
+  c.store = TcpStore::connect(*addr, secret, place.rank);
+  CommunicatorOptions options;
+  options.secret = secret;
+  options.bind_address = env(protocol::kEnvDataAddr).value_or("");
+  c.comm = connect_communicator(*c.store, topo, options);
+  return c;
+}
+
+}  // namespace
+
+CpuBackend builtin_backend() { return {"builtin", "", true, connect_builtin}; }
+
+}  // namespace hvd::detail

@@ -1,0 +1,28 @@
+// The MPI entry of the CPU backend registry, compiled when CMake found Open MPI (mpi_absent.cc otherwise).
+#include "common/logging.h"
+#include "hvd/error.h"
+#include "runtime/comm/cpu_backend.h"
+#include "runtime/comm/mpi/mpi_communicator.h"
+#include "runtime/store/memory_store.h"
+
+namespace hvd::detail {
+namespace {
+
+CpuConnection connect_mpi(const EnvLookup& env) {
+  // Ranks that hvdrun started without --mpi each see an MPI world of one: refuse rather than run size-1 jobs.
+  auto size = env("HOROVOD_SIZE");
+  if (size && *size != "1" && !env("OMPI_COMM_WORLD_SIZE")) {
+    throw Error("the MPI backend needs ranks started by mpirun, but this one was started by hvdrun (HOROVOD_SIZE=" +
+                *size + "); use hvdrun --mpi, or unset HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS");
+  }
+  CpuConnection c;
+  c.comm = std::make_unique<MpiCommunicator>(env("HOROVOD_HOSTNAME").value_or(this_hostname()));
+  c.store = std::make_unique<MemoryStore>();
+  return c;
+}
+
+}  // namespace
+
+CpuBackend mpi_backend() { return {"mpi", HVD_MPI_VERSION, true, connect_mpi}; }
+
+}  // namespace hvd::detail

@@ -1,0 +1,240 @@
+#include "runtime/comm/mpi/mpi_communicator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/comm/mpi/mpi_call.h"
+#include "runtime/comm/mpi/mpi_links.h"
+#include "runtime/reduce/reduce.h"
+
+namespace hvd::detail {
+namespace {
+
+// MPI counts are ints: big reductions and broadcasts go in pieces of this many elements or bytes.
+constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
+constexpr std::size_t kHostnameBytes = 256;
+
+int as_count(std::size_t n, const std::string& where, const char* what) {
+  if (n > static_cast<std::size_t>(INT_MAX)) {
+    throw Error(where + ": " + what + " of " + std::to_string(n) +
+                " bytes exceeds what one MPI call can move (2 GiB); split the tensor");
+  }
+  return static_cast<int>(n);
+}
+
+// Byte counts and displacements for the v-collectives.
+struct Layout {
+  std::vector<int> counts, displs;
+};
+Layout layout_of(const std::vector<std::size_t>& bytes, const std::string& where, const char* what) {
+  Layout l;
+  std::size_t offset = 0;
+  for (auto b : bytes) {
+    l.counts.push_back(as_count(b, where, what));
+    l.displs.push_back(as_count(offset, where, what));
+    offset += b;
+  }
+  as_count(offset, where, what);
+  return l;
+}
+
+// Setup runs under MPI_COMM_WORLD's handler (errors abort, as MPI does by default); every later call returns.
+MPI_Comm returning_errors(MPI_Comm comm) {
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return comm;
+}
+
+MPI_Comm dup_world() {
+  MPI_Comm world = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &world);
+  return world;
+}
+
+MPI_Comm split_shared(MPI_Comm world) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  return local;
+}
+
+MPI_Comm split_by_local_rank(MPI_Comm world, MPI_Comm local) {
+  int rank = 0, local_rank = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm cross = MPI_COMM_NULL;
+  MPI_Comm_split(world, local_rank, rank, &cross);
+  return cross;
+}
+
+}  // namespace
+
+MpiSession::MpiSession() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    throw Error("MPI backend: MPI was already finalized in this process (an earlier hvd::shutdown() ends MPI, "
+                "which cannot start twice); call hvd::init() once per process under mpirun");
+  }
+  int provided = 0;
+  if (initialized) {
+    MPI_Query_thread(&provided);
+  } else {
+    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    if (rc != MPI_SUCCESS) throw Error("MPI backend: MPI_Init_thread failed: " + mpi_error_text(rc));
+    started_here_ = true;
+  }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    spdlog::warn("MPI gives thread level {} where hvd asks for MPI_THREAD_MULTIPLE ({}): hvd calls MPI from its "
+                 "background thread only, but MPI calls of your own from other threads are then unsafe",
+                 provided, static_cast<int>(MPI_THREAD_MULTIPLE));
+  }
+}
+
+MpiSession::~MpiSession() {
+  if (started_here_) MPI_Finalize();
+}
+
+MpiComm::~MpiComm() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+MpiCommunicator::MpiCommunicator(const std::string& hostname)
+    : world_(returning_errors(dup_world())),
+      local_(returning_errors(split_shared(world_.get()))),
+      cross_(returning_errors(split_by_local_rank(world_.get(), local_.get()))) {
+  MPI_Comm world = world_.get();
+  MPI_Comm_rank(world, &topology_.rank);
+  MPI_Comm_size(world, &topology_.size);
+  MPI_Comm_rank(local_.get(), &topology_.local_rank);
+  MPI_Comm_size(local_.get(), &topology_.local_size);
+  MPI_Comm_rank(cross_.get(), &topology_.cross_rank);
+  MPI_Comm_size(cross_.get(), &topology_.cross_size);
+  topology_.hostname = hostname;
+  const std::string setup = "MPI backend setup on rank " + std::to_string(topology_.rank) + " (" + hostname + ")";
+
+  // Every rank's host, for error messages and the stall inspector.
+  std::vector<char> names(kHostnameBytes * static_cast<std::size_t>(topology_.size), '\0');
+  std::vector<char> mine(kHostnameBytes, '\0');
+  std::memcpy(mine.data(), hostname.data(), std::min(hostname.size(), kHostnameBytes - 1));
+  mpi_check(MPI_Allgather(mine.data(), kHostnameBytes, MPI_CHAR, names.data(), kHostnameBytes, MPI_CHAR, world),
+            "MPI_Allgather", setup);
+  for (int r = 0; r < topology_.size; ++r) topology_.hosts.emplace_back(names.data() + r * kHostnameBytes);
+}
+
+std::string MpiCommunicator::where(const char* op) const {
+  return std::string(op) + " on rank " + std::to_string(topology_.rank) + " (" + topology_.hostname + ")";
+}
+
+void MpiCommunicator::allreduce_on(MPI_Comm comm, const char* op_name, void* data, std::size_t count,
+                                   DataType dtype, ReduceOp op) {
+  const MPI_Datatype type = types_.type(dtype);
+  const MPI_Op mpi_op = types_.op(dtype, op);
+  auto* p = static_cast<std::uint8_t*>(data);
+  for (std::size_t done = 0; done < count; done += kMaxPiece) {
+    const std::size_t n = std::min(kMaxPiece, count - done);
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, p + done * element_size(dtype), static_cast<int>(n), type, mpi_op, comm),
+              "MPI_Allreduce", where(op_name));
+  }
+}
+
+void MpiCommunicator::allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
+  allreduce_on(world_.get(), "allreduce", data, count, dtype, op);
+}
+
+void MpiCommunicator::cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
+  if (topology_.cross_size == 1) return;
+  allreduce_on(cross_.get(), "cross_allreduce", data, count, dtype, op);
+}
+
+void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
+  if (static_cast<int>(bytes.size()) != topology_.size) throw Error(where("allgatherv") + ": one size per rank expected");
+  const Layout l = layout_of(bytes, where("allgatherv"), "the gathered tensor");
+  auto* o = static_cast<std::uint8_t*>(out);
+  const bool in_place = in == o + l.displs[topology_.rank];
+  mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : in, l.counts[topology_.rank], MPI_BYTE, out, l.counts.data(),
+                           l.displs.data(), MPI_BYTE, world_.get()),
+            "MPI_Allgatherv", where("allgatherv"));
+}
+
+void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) {
+  if (root < 0 || root >= topology_.size) throw Error(where("broadcast") + ": root " + std::to_string(root) + " is not a rank");
+  auto* p = static_cast<std::uint8_t*>(data);
+  for (std::size_t done = 0; done < bytes; done += kMaxPiece) {
+    const std::size_t n = std::min(kMaxPiece, bytes - done);
+    mpi_check(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, world_.get()), "MPI_Bcast", where("broadcast"));
+  }
+}
+
+void MpiCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,
+                                const std::vector<std::size_t>& recv_bytes) {
+  const int n = topology_.size;
+  if (static_cast<int>(send_bytes.size()) != n || static_cast<int>(recv_bytes.size()) != n) {
+    throw Error(where("alltoallv") + ": split sizes do not match the " + std::to_string(n) + " ranks");
+  }
+  const Layout s = layout_of(send_bytes, where("alltoallv"), "the sent tensor");
+  const Layout r = layout_of(recv_bytes, where("alltoallv"), "the received tensor");
+  mpi_check(MPI_Alltoallv(in, s.counts.data(), s.displs.data(), MPI_BYTE, out, r.counts.data(), r.displs.data(),
+                          MPI_BYTE, world_.get()),
+            "MPI_Alltoallv", where("alltoallv"));
+}
+
+void MpiCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts,
+                                    DataType dtype, ReduceOp op) {
+  if (static_cast<int>(counts.size()) != topology_.size) {
+    throw Error(where("reducescatter") + ": one count per rank expected");
+  }
+  std::vector<int> c;
+  std::size_t total = 0;
+  for (auto n : counts) {
+    c.push_back(as_count(n, where("reducescatter"), "a block"));
+    total += n;
+  }
+  as_count(total, where("reducescatter"), "the tensor");
+  mpi_check(MPI_Reduce_scatter(in, out, c.data(), types_.type(dtype), types_.op(dtype, op), world_.get()),
+            "MPI_Reduce_scatter", where("reducescatter"));
+}
+
+void MpiCommunicator::adasum(void* data, std::size_t count, DataType dtype) {
+  MpiLinks links(world_.get(), topology_.rank, topology_.size, where("adasum"));
+  adasum_allreduce(links, data, count, dtype, scratch_);
+}
+
+void MpiCommunicator::barrier() { mpi_check(MPI_Barrier(world_.get()), "MPI_Barrier", where("barrier")); }
+
+std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine) {
+  const int n = topology_.size;
+  int length = as_count(mine.size(), where("negotiation gather"), "a message");
+  std::vector<int> lengths(static_cast<std::size_t>(n));
+  mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world_.get()), "MPI_Gather",
+            where("negotiation gather"));
+  std::vector<int> displs(static_cast<std::size_t>(n), 0);
+  std::size_t total = 0;
+  for (int r = 0; r < n; ++r) {
+    displs[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(lengths[r]);
+  }
+  std::string all(topology_.rank == 0 ? total : 0, '\0');
+  mpi_check(MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE, 0,
+                        world_.get()),
+            "MPI_Gatherv", where("negotiation gather"));
+  if (topology_.rank != 0) return {};
+  std::vector<std::string> out;
+  for (int r = 0; r < n; ++r) out.push_back(all.substr(static_cast<std::size_t>(displs[r]), lengths[r]));
+  return out;
+}
+
+std::string MpiCommunicator::broadcast_from_root(const std::string& from_root) {
+  std::uint64_t length = topology_.rank == 0 ? from_root.size() : 0;
+  mpi_check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, world_.get()), "MPI_Bcast", where("negotiation broadcast"));
+  std::string data = topology_.rank == 0 ? from_root : std::string(length, '\0');
+  broadcast(data.data(), data.size(), 0);
+  return data;
+}
+
+}  // namespace hvd::detail

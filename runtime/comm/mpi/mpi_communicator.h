@@ -1,0 +1,75 @@
+// The Open MPI backend: every collective the engine runs, on MPI. Chosen when mpirun started the process or when
+// HOROVOD_CONTROLLER / HOROVOD_CPU_OPERATIONS say mpi (comm/cpu_backend.h). Ranks, sizes and hosts come from MPI:
+// the world communicator (a duplicate, so the program's own MPI traffic never mixes with ours), the local one
+// from MPI_Comm_split_type(SHARED) and the cross one split by local rank.
+// MPI is started with MPI_THREAD_MULTIPLE (a warning if the library gives less) unless the program started it;
+// hvd finalizes only what it started, and MPI cannot start twice in one process.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "runtime/comm/algo/algorithms.h"
+#include "runtime/comm/communicator.h"
+#include "runtime/comm/mpi/mpi_datatypes.h"
+
+namespace hvd::detail {
+
+// MPI_Init_thread / MPI_Finalize for the runtime's lifetime.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+ private:
+  bool started_here_ = false;
+};
+
+// An owned communicator, freed on destruction.
+class MpiComm {
+ public:
+  MpiComm() = default;
+  explicit MpiComm(MPI_Comm comm) : comm_(comm) {}
+  ~MpiComm();
+  MpiComm(const MpiComm&) = delete;
+  MpiComm& operator=(const MpiComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+class MpiCommunicator : public Communicator {
+ public:
+  // hostname: this process's host as hvd reports it (HOROVOD_HOSTNAME, else the system's name).
+  explicit MpiCommunicator(const std::string& hostname);
+
+  const Topology& topology() const override { return topology_; }
+  void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
+  void allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) override;
+  void broadcast(void* data, std::size_t bytes, int root) override;
+  void alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,
+                 const std::vector<std::size_t>& recv_bytes) override;
+  void reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                     ReduceOp op) override;
+  void adasum(void* data, std::size_t count, DataType dtype) override;
+  void barrier() override;
+  void cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
+  std::vector<std::string> gather_to_root(const std::string& mine) override;
+  std::string broadcast_from_root(const std::string& from_root) override;
+
+ private:
+  std::string where(const char* op) const;  // "allreduce on rank 3 (h2)"
+  void allreduce_on(MPI_Comm comm, const char* op_name, void* data, std::size_t count, DataType dtype, ReduceOp op);
+
+  MpiSession session_;  // first: MPI starts before and stops after everything below
+  MpiComm world_, local_, cross_;
+  MpiDatatypes types_;
+  Topology topology_;
+  Scratch scratch_;
+};
+
+}  // namespace hvd::detail
