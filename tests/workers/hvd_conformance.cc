@@ -2,6 +2,7 @@
 // is a known function of its rank and the element index). Run under hvdrun at any -np; exits 1 with a message
 // naming the op, dtype, size and element at the first mismatch.
 //   hvd_conformance [--quick]   (--quick: no 64 MiB cases, 10 steps of the many-tensors test)
+//   hvd_conformance --mpi-built (exits 0 when this libhvd has the MPI backend, 1 otherwise; for test scripts)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -419,6 +420,7 @@ void test_many(int steps) {
 int main(int argc, char** argv) {
   bool quick = false;
   for (int i = 1; i < argc; ++i) quick |= std::strcmp(argv[i], "--quick") == 0;
+  if (argc == 2 && std::strcmp(argv[1], "--mpi-built") == 0) return hvd::mpi_built() ? 0 : 1;
   try {
     hvd::init();
     g_rank = hvd::rank();
