@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/error.h"
 #include "launcher/shell_words.h"
 #include "launcher/worker_env.h"
 
@@ -11,6 +12,11 @@ namespace {
 std::string host_list(const std::vector<HostSpec>& hosts) {
   std::string list;
   for (const auto& host : hosts) {
+    // Open MPI's -H refuses "user@host" (an illegal character in a node name); ssh takes the user from its config.
+    if (!host.user.empty()) {
+      throw UsageError("host '" + host.display() + "': mpirun's -H takes no user; drop '" + host.user +
+                       "@' and set 'User " + host.user + "' for " + host.name + " in the SSH config (--ssh-config)");
+    }
     if (!list.empty()) list += ',';
     list += host.display();
   }

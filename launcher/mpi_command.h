@@ -5,7 +5,8 @@
 //          [-mca btl_tcp_if_include IF -mca oob_tcp_if_include IF] -x HOROVOD_... -x NAME=VALUE
 //          [--mpi-args words] PROGRAM ARGS...
 // HOROVOD_* variables go by name (-x NAME), -x exports with their values; hvdrun's secret and HVD_* do not go.
-// Throws hvd::UsageError when --mpi-args does not split (an unclosed quote).
+// Throws hvd::UsageError when --mpi-args does not split (an unclosed quote) or a host names a user (Open MPI's -H
+// cannot say it; the SSH config can).
 #pragma once
 
 #include <sys/types.h>

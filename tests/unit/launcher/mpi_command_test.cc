@@ -1,8 +1,11 @@
 #include "launcher/mpi_command.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 
 #include "common/error.h"
@@ -50,9 +53,17 @@ TEST_CASE("mpi_command: no hosts means localhost with -np slots; root gets --all
   CHECK(has(words, {"-np", "2", "-H", "localhost:2"}));
 }
 
-TEST_CASE("mpi_command: a hostfile becomes the same -H list; users stay with their hosts") {
-  const auto words = command_for({"--mpi", "-H", "alice@h1:2,h2", "prog"});
-  CHECK(has(words, {"-np", "3", "-H", "alice@h1:2,h2:1"}));
+TEST_CASE("mpi_command: hosts become one -H list with their slots; a user is refused, naming the fix") {
+  CHECK(has(command_for({"--mpi", "-H", "h1:2,h2", "prog"}), {"-np", "3", "-H", "h1:2,h2:1"}));
+  const auto hostfile = std::filesystem::temp_directory_path() / ("hvd_mpi_command_test." + std::to_string(::getpid()));
+  std::ofstream(hostfile) << "h1 slots=2\nh2:3\n";
+  const auto from_file = command_for({"--mpi", "-np", "4", "--hostfile", hostfile.c_str(), "prog"});
+  std::filesystem::remove(hostfile);
+  CHECK(has(from_file, {"-np", "4", "-H", "h1:2,h2:3"}));
+  CHECK_THROWS_WITH_AS(
+      command_for({"--mpi", "-H", "alice@h1:2,h2", "prog"}),
+      doctest::Contains("host 'alice@h1:2': mpirun's -H takes no user; drop 'alice@' and set 'User alice'"),
+      hvd::UsageError);
 }
 
 TEST_CASE("mpi_command: HOROVOD_* go by name, -x with its value; placement, HVD_* and the rest stay") {
