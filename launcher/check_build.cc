@@ -20,7 +20,7 @@ std::string nccl_version() {
   return std::string{build_info::kNcclVersion} + ", CUDA " + std::string{build_info::kCudaVersion};
 }
 
-// "Open MPI 4.1.4" is what CMake found; the item says "MPI (Open MPI 4.1.4)".
+// Probed now, unlike the rest: the mpirun in PATH need not be the MPI this build was compiled against.
 std::string mpirun_line(const std::optional<MpirunInfo>& mpirun) {
   if (!mpirun) return "mpirun for --mpi:             none in PATH (apt-get install openmpi-bin, or set HVD_MPIRUN)\n";
   if (!mpirun->open_mpi) {
