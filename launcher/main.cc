@@ -1,4 +1,5 @@
-// hvdrun: parse the command line into LaunchOptions, plan the ranks, run the job as a Session.
+// hvdrun: parse the command line into LaunchOptions, plan the ranks, run the job as a Session (or hand it to
+// mpirun with --mpi).
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,9 +9,11 @@
 
 #include "common/error.h"
 #include "common/logging.h"
+#include "launcher/check_build.h"
 #include "launcher/check_hosts.h"
 #include "launcher/command_check.h"
 #include "launcher/exit_codes.h"
+#include "launcher/mpi_launch.h"
 #include "launcher/options.h"
 #include "launcher/plan.h"
 #include "launcher/session.h"
@@ -31,7 +34,9 @@ int run(int argc, char** argv) {
   }
   auto options = std::get<LaunchOptions>(std::move(parsed));
   hvd::setup_logging("hvdrun", options.verbose ? "info" : options.log_level);
+  if (options.check_build) return check_build();
   if (options.check_hosts) return check_hosts(std::move(options), local_agent_path());
+  if (options.mpi) return run_with_mpi(options);
   Plan plan = make_plan(options.hosts, options.np);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
   if (!options.command.empty()) {

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "launcher/plan.h"
+#include "launcher/shell_words.h"
 #include "launcher/worker_env.h"
 
 extern char** environ;
@@ -100,6 +101,17 @@ void add_export(LaunchOptions& options, const std::string& text, const char* con
   options.exports.emplace_back(std::move(name), std::move(value));
 }
 
+// With --mpi, mpirun starts, watches and stops the ranks; these flags steer hvdrun's own agents.
+void refuse_agent_flags_with_mpi(const CLI::App& app) {
+  for (const std::string flag :
+       {"--check-hosts", "--start-timeout", "--kill-grace", "--agent-path", "--coordinator-addr"}) {
+    if (app.count(flag) > 0) {
+      throw UsageError(flag + " does not apply with --mpi (mpirun starts and stops the ranks); drop " + flag +
+                       ", or drop --mpi");
+    }
+  }
+}
+
 // CLI11 stops at the first positional (prefix_command) and leaves it and everything after it, verbatim, in
 // remaining(); anything it did not recognise before that lands there too, first.
 std::vector<std::string> take_command(const std::vector<std::string>& remaining, int argc, const char* const* argv) {
@@ -117,6 +129,7 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining,
 }
 
 void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
+  if (options.mpi) refuse_agent_flags_with_mpi(app);
   const bool np_given = app.count("--num-proc") > 0;
   if (np_given) options.np = to_int("-np", raw.np, 1, 1 << 20, "-np 4");
   if (app.count("--hosts") > 0 && app.count("--hostfile") > 0) {
@@ -163,6 +176,8 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
     throw UsageError("--network-interface and --coordinator-addr both given; use one of them");
   }
   if (!options.mpi_args.empty() && !options.mpi) throw UsageError("--mpi-args needs --mpi; add --mpi");
+  // A bad quote is bad input, found before mpirun is looked for.
+  if (options.mpi) split_shell_words(options.mpi_args, "--mpi-args");
 
   const bool check_only = options.check_hosts || options.check_build;
   if (check_only && !options.command.empty()) {

@@ -1,0 +1,60 @@
+#include "launcher/mpi_launch.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "launcher/exit_codes.h"
+#include "launcher/mpi_command.h"
+#include "launcher/mpirun_probe.h"
+#include "launcher/shell_words.h"
+
+extern char** environ;
+
+namespace hvd::launcher {
+namespace {
+
+int unusable(const std::string& message) {
+  std::cerr << "hvdrun: " << message << std::endl;
+  return exit_code::kMpirunUnusable;
+}
+
+}  // namespace
+
+int run_with_mpi(const LaunchOptions& options) {
+  const char* path_env = std::getenv("PATH");
+  const auto mpirun = find_mpirun(std::getenv("HVD_MPIRUN"), path_env);
+  if (!mpirun) {
+    return unusable(std::string{"--mpi: no mpirun in PATH ("} + (path_env ? path_env : "") +
+                    "); install Open MPI (apt-get install openmpi-bin), set HVD_MPIRUN to its mpirun, or drop --mpi");
+  }
+  const MpirunInfo info = probe_mpirun(*mpirun);
+  if (!info.open_mpi) {
+    return unusable("--mpi: " + *mpirun + " is not Open MPI ('" + *mpirun + " --version' says: " + info.version +
+                    "); hvdrun --mpi builds Open MPI's command line: put Open MPI's mpirun first in PATH (apt-get "
+                    "install openmpi-bin) or set HVD_MPIRUN to it");
+  }
+
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+  const auto argv = mpi_command(*mpirun, options, environment, ::geteuid());
+  if (options.verbose) std::cerr << "hvdrun: running " << info.version << ": " << shell_quote(argv) << std::endl;
+
+  std::vector<char*> c_argv;
+  for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
+  c_argv.push_back(nullptr);
+  std::cout.flush();
+  // hvdrun ignores SIGPIPE for its agents' sake; an ignored signal would stay ignored across exec.
+  ::signal(SIGPIPE, SIG_DFL);
+  ::execv(c_argv[0], c_argv.data());
+  const int error = errno;
+  ::signal(SIGPIPE, SIG_IGN);
+  return unusable("--mpi: cannot execute " + *mpirun + ": " + std::strerror(error) +
+                  "; check the file, or set HVD_MPIRUN");
+}
+
+}  // namespace hvd::launcher
