@@ -1,7 +1,8 @@
 # hvdrun --mpi across hosts: Open MPI's mpirun, started inside h0, runs 2 ranks on each of h1 and h2 over the
 # cluster's SSH config (mapped into -mca plm_rsh_args) and the cluster's interface (--network-interface eth0,
 # mapped into btl_tcp_if_include and oob_tcp_if_include); a failing rank stops the job everywhere.
-# To add a program (e.g. an MPI conformance worker): mpi_on_cluster LIMIT_S PROGRAM ARGS..., then check OUT.
+# libhvd's conformance program then runs on the MPI backend across h1 and h2, with MPI's local and cross
+# communicators checked against the placement. To add a program: mpi_on_cluster LIMIT_S PROGRAM ARGS..., check OUT.
 source "$(dirname "$0")/multihost_lib.bash"
 
 command -v mpirun >/dev/null && mpirun --version 2>&1 | grep -q "(Open MPI)" ||
@@ -57,3 +58,15 @@ while [ -n "$(mpi_job_pids h1 h2)" ]; do
   sleep 0.2
 done
 pass "rank 3 on h2 exits 3 -> hvdrun exits 3 in ${ELAPSED}s, nothing left on h1 or h2"
+
+# libhvd on the MPI backend across hosts: every op, Adasum included, and the topology MPI gives.
+if "$HVD_BIN/hvd_conformance" --mpi-built; then
+  mpi_on_cluster 600 "$HVD_BIN/hvd_conformance" --quick
+  expect_rc 0 "MPI conformance on h1:2,h2:2"
+  grep -q "all ops ok at np=4 on the mpi backend" <<<"$OUT" || { echo "$OUT" | tail; fail "no success line"; }
+  for r in 0 1 2 3; do
+    grep -qE "<stdout>:topology: rank $r of 4, local $((r % 2)) of 2, cross $((r / 2)) of 2$" <<<"$OUT" ||
+      { echo "$OUT" | grep topology; fail "rank $r: wrong local/cross placement from MPI"; }
+  done
+  pass "MPI conformance across h1 and h2 (local and cross communicators as planned)"
+fi

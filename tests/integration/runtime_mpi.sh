@@ -1,5 +1,5 @@
 # libhvd on the Open MPI backend, started straight by mpirun (no hvdrun): the conformance program at np = 2, 3 and
-# 4 (Adasum included) must report the mpi backend; asking for MPI where it cannot work fails with a clear line.
+# 4 (Adasum included) must report the mpi backend, and through hvdrun --mpi at np 2; asking for MPI where it cannot work fails with a clear line.
 source "$(dirname "$0")/lib.bash"
 skip() { echo "skip: $*"; exit 77; }
 
@@ -17,6 +17,12 @@ for np in 2 3 4; do
   grep -q "adasum: ok" <<<"$OUT" || fail "np=$np: Adasum was not checked"
   pass "MPI conformance at np=$np"
 done
+
+# The same program through hvdrun --mpi (which builds the mpirun command) lands on the same backend.
+run_hvdrun 600 --mpi -np 2 "$HVD_BIN/hvd_conformance" --quick
+expect_rc 0 "hvdrun --mpi conformance at np=2"
+grep -q "all ops ok at np=2 on the mpi backend" <<<"$OUT" || fail "hvdrun --mpi: no success line on the mpi backend"
+pass "hvdrun --mpi -np 2: conformance on the mpi backend"
 
 # Ranks started by hvdrun (not mpirun) cannot use MPI: a clear error on every rank, not a job of size-1 worlds.
 HOROVOD_CPU_OPERATIONS=mpi run_hvdrun 60 -np 2 "$HVD_BIN/hvd_conformance" --quick

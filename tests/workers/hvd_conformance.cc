@@ -425,6 +425,9 @@ int main(int argc, char** argv) {
     hvd::init();
     g_rank = hvd::rank();
     g_size = hvd::size();
+    std::printf("topology: rank %d of %d, local %d of %d, cross %d of %d\n", g_rank, g_size, hvd::local_rank(),
+                hvd::local_size(), hvd::cross_rank(), hvd::cross_size());
+    std::fflush(stdout);
     const DataType all[] = {DataType::kUInt8,   DataType::kInt8,    DataType::kUInt16,  DataType::kInt16,
                             DataType::kInt32,   DataType::kInt64,   DataType::kFloat16, DataType::kBFloat16,
                             DataType::kFloat32, DataType::kFloat64, DataType::kBool};
