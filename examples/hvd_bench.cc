@@ -281,6 +281,9 @@ int main(int argc, char** argv) {
     hvd::init();
     std::unique_ptr<hvd::detail::Communicator> raw;
     std::unique_ptr<hvd::detail::PrefixStore> raw_store;
+    if (o.raw && hvd::mpi_enabled()) {
+      throw hvd::Error("--raw times the built-in communicator; on the MPI backend compare with mpi-allreduce-bench");
+    }
     if (o.raw) {
       // A communicator of our own, so the engine's thread and ours never share one.
       auto& rt = hvd::detail::Runtime::get();
