@@ -38,7 +38,8 @@ std::string ssh_args(const LaunchOptions& options) {
 }  // namespace
 
 std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOptions& options,
-                                     const std::vector<std::string>& environment, uid_t euid) {
+                                     const std::vector<std::string>& environment, uid_t euid,
+                                     bool yield_when_idle) {
   std::vector<std::string> argv{mpirun};
   // Open MPI refuses root unless told; in containers root is the norm.
   if (euid == 0) argv.push_back("--allow-run-as-root");
@@ -51,6 +52,7 @@ std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOpti
     argv.insert(argv.end(), {"-mca", "btl_tcp_if_include", options.network_interface, "-mca", "oob_tcp_if_include",
                              options.network_interface});
   }
+  if (yield_when_idle) argv.insert(argv.end(), {"-mca", "mpi_yield_when_idle", "1"});
 
   auto exported = [&](std::string_view name) {
     return std::any_of(options.exports.begin(), options.exports.end(), [&](const auto& e) { return e.first == name; });

@@ -3,12 +3,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <thread>
 
 #include "launcher/exit_codes.h"
+#include "launcher/local_host.h"
 #include "launcher/mpi_command.h"
 #include "launcher/mpirun_probe.h"
 #include "launcher/shell_words.h"
@@ -17,6 +20,19 @@ extern char** environ;
 
 namespace hvd::launcher {
 namespace {
+
+// Ranks that -map-by slot puts on this machine: hosts fill in order, slot by slot.
+int ranks_here(const LaunchOptions& options) {
+  int left = options.np, here = 0;
+  for (const auto& host : options.hosts) {
+    const int placed = std::min(left, host.slots);
+    if (is_local_host(host.name)) here += placed;
+    left -= placed;
+  }
+  return here;
+}
+
+int cores_here() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 int unusable(const std::string& message) {
   std::cerr << "hvdrun: " << message << std::endl;
@@ -41,7 +57,7 @@ int run_with_mpi(const LaunchOptions& options) {
 
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
-  const auto argv = mpi_command(*mpirun, options, environment, ::geteuid());
+  const auto argv = mpi_command(*mpirun, options, environment, ::geteuid(), ranks_here(options) > cores_here());
   if (options.verbose) std::cerr << "hvdrun: running " << info.version << ": " << shell_quote(argv) << std::endl;
 
   std::vector<char*> c_argv;

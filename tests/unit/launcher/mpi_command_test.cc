@@ -110,3 +110,10 @@ TEST_CASE("--mpi: a bad --mpi-args quote and agent-only flags are UsageErrors na
   CHECK_THROWS_WITH_AS(parse({"--mpi", "--check-hosts"}, kEnv), doctest::Contains("--check-hosts does not apply"),
                        hvd::UsageError);
 }
+
+TEST_CASE("mpi_command: more ranks than cores here makes MPI's waits yield instead of poll") {
+  const auto options = parse({"--mpi", "-np", "4", "prog"}, kEnv);
+  CHECK(has(mpi_command("/usr/bin/mpirun", options, kEnvWords, 1000, true), {"-mca", "mpi_yield_when_idle", "1"}));
+  const auto words = mpi_command("/usr/bin/mpirun", options, kEnvWords, 1000, false);
+  CHECK(std::find(words.begin(), words.end(), "mpi_yield_when_idle") == words.end());
+}
