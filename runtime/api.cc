@@ -23,9 +23,10 @@ void check_view(const TensorView& t, const char* op, const std::string& name, co
   if (!t.data && t.num_elements() > 0) {
     throw Error(std::string(op) + " '" + name + "': the " + which + " has no data pointer");
   }
-  if (t.device.is_gpu()) {
-    throw Error(std::string(op) + " '" + name + "': GPU tensors need the NCCL backend, which this build lacks; " +
-                "copy the tensor to the CPU");
+  // Whether a GPU tensor can run (a device, NCCL in this build) is the GPU backend's answer, on the handle.
+  if (t.device.is_gpu() && t.device.index < 0) {
+    throw Error(std::string(op) + " '" + name + "': the " + which + " is a GPU tensor without a device index; " +
+                "use Device::gpu(index)");
   }
 }
 
@@ -53,6 +54,9 @@ Handle submit(Request q, const TensorView& input, const TensorView& output, Outp
 }
 
 void check_same(const TensorView& in, const TensorView& out, const char* op, const std::string& name) {
+  if (in.device.kind != out.device.kind || in.device.index != out.device.index) {
+    throw Error(std::string(op) + " '" + name + "': the output must be on the input's device");
+  }
   if (in.dtype != out.dtype || in.num_elements() != out.num_elements()) {
     throw Error(std::string(op) + " '" + name + "': the output (" + name_of(out.dtype) + " " +
                 detail::shape_string(out.shape) + ") must match the input (" + name_of(in.dtype) + " " +
