@@ -288,8 +288,8 @@ class Bench {
   std::size_t es_ = 4, n_ = 1, reported_ = 0;
   std::vector<std::uint8_t> in_, out_;
   std::vector<std::vector<std::uint8_t>> parts_;  // --tensors without --contiguous
-  DeviceMemory dev_in_, dev_out_;                  // --gpu
-  hvd::Device device_;                             // where the buffers are
+  DeviceMemory dev_in_, dev_out_;                 // --gpu
+  hvd::Device device_;                            // where the buffers are
   bool checked_ = false;
 };
 
@@ -325,7 +325,9 @@ int main(int argc, char** argv) {
     const int n = hvd::size();
     if (hvd::rank() == 0) {
       std::printf("# hvd-bench %s dtype=%s np=%d mode=%s tensors=%d\n", o.op.c_str(), hvd::name_of(o.dtype), n,
-                  o.raw ? "raw communicator" : o.gpu ? "engine, GPU buffers (NCCL)" : "engine",
+                  o.raw   ? "raw communicator"
+                  : o.gpu ? "engine, GPU buffers (NCCL)"
+                          : "engine",
                   o.raw ? 1 : o.tensors);
       std::printf("# bytes median_us algbw_GBps busbw_GBps\n");
     }

@@ -32,8 +32,8 @@ GpuReducePlan plan_gpu_reduction(const Response& r, int size) {
   GpuReducePlan plan;
   if (r.dtype == DataType::kBool) {
     // bool is a byte of 0 or 1: logical or is max, logical and is min (what the CPU path computes).
-    plan.op = (r.reduce_op == ReduceOp::kMin || r.reduce_op == ReduceOp::kProduct) ? GpuReduction::kMin
-                                                                                     : GpuReduction::kMax;
+    plan.op =
+        (r.reduce_op == ReduceOp::kMin || r.reduce_op == ReduceOp::kProduct) ? GpuReduction::kMin : GpuReduction::kMax;
     plan.cross_op = plan.op == GpuReduction::kMin ? ReduceOp::kMin : ReduceOp::kMax;
     return plan;
   }

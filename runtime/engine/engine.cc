@@ -100,8 +100,8 @@ void Engine::run() {
 void Engine::execute(const Response& r) {
   auto start = Clock::now();
   // Error responses and barrier/join complete the same way for every device: the CPU executor does it.
-  const bool gpu = r.device == Device::Kind::kGPU && r.error.empty() && r.type != OpType::kBarrier &&
-                   r.type != OpType::kJoin;
+  const bool gpu =
+      r.device == Device::Kind::kGPU && r.error.empty() && r.type != OpType::kBarrier && r.type != OpType::kJoin;
   if (gpu)
     execute_on_gpu(r);
   else

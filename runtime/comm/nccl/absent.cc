@@ -15,12 +15,11 @@ class AbsentGpuBackend final : public GpuBackend {
   void execute(const Response& r, GpuEntries entries) override {
     for (auto& e : entries) {
       if (!e) continue;
-      e->handle->complete_one(std::make_exception_ptr(Error(
-          std::string(name_of(r.type)) + " '" + e->request.name + "': GPU tensor on device " +
-          std::to_string(e->input.device.index) + " of rank " + std::to_string(topology_.rank) + " (" +
-          topology_.hostname +
-          "), but this build of hvd has no NCCL (rebuild with CUDA and NCCL, -DHVD_WITH_NCCL=ON); copy the tensor to "
-          "the CPU")));
+      e->handle->complete_one(std::make_exception_ptr(
+          Error(std::string(name_of(r.type)) + " '" + e->request.name + "': GPU tensor on device " +
+                std::to_string(e->input.device.index) + " but this build of hvd has no NCCL (rank " +
+                std::to_string(topology_.rank) + ", host " + topology_.hostname +
+                "): rebuild with CUDA and NCCL (-DHVD_WITH_NCCL=ON), or copy the tensor to the CPU")));
     }
   }
 

@@ -26,12 +26,12 @@ class CompletionThread {
  public:
   struct Item {
     int device = 0;
-    CudaEvent done;                // recorded after the response's last operation
-    GpuEntries entries;            // completed when `done` has happened; kept alive until then
-    std::vector<ncclComm_t> comms;  // asked for asynchronous errors; they outlive this thread
-    std::vector<std::exception_ptr> errors;  // per entry (may be empty): this rank's own failure, e.g. its allocator
+    CudaEvent done;                           // recorded after the response's last operation
+    GpuEntries entries;                       // completed when `done` has happened; kept alive until then
+    std::vector<ncclComm_t> comms;            // asked for asynchronous errors; they outlive this thread
+    std::vector<std::exception_ptr> errors;   // per entry (may be empty): this rank's own failure, e.g. its allocator
     std::vector<std::shared_ptr<void>> keep;  // device memory the work uses (outputs nobody else holds)
-    std::string where;             // "allreduce 'a' (+3 fused) on rank 0 (host h1), device 0"
+    std::string where;                        // "allreduce 'a' (+3 fused) on rank 0 (host h1), device 0"
   };
 
   CompletionThread();

@@ -25,9 +25,7 @@ DeviceGuard::~DeviceGuard() {
   if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
 }
 
-CudaStream::CudaStream(const std::string& where) {
-  check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate", where);
-}
+CudaStream::CudaStream(const std::string& where) { check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate", where); }
 
 CudaStream& CudaStream::operator=(CudaStream&& other) noexcept {
   std::swap(stream_, other.stream_);

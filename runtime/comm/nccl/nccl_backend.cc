@@ -60,12 +60,11 @@ void NcclBackend::execute(const Response& r, GpuEntries es) {
   const int device = device_for(es);
   for (const auto& e : es) {
     if (e && e->input.device.index != device) {
-      // Local only: refusing here is safe only because it never happens on one rank alone in practice (a rank
-      // mixing devices mixes them in every step); the message says what to change.
+      // Only this rank knows: its peers' NCCL calls for this response will wait (see nccl_backend.h). One GPU
+      // per rank is the documented rule; the message says so.
       fail_all(std::make_exception_ptr(Error(what + ": tensors on devices " + std::to_string(device) + " and " +
-                                             std::to_string(e->input.device.index) +
-                                             " in one step of rank " + std::to_string(topology_.rank) +
-                                             "; hvd uses one GPU per rank")));
+                                             std::to_string(e->input.device.index) + " in one step of rank " +
+                                             std::to_string(topology_.rank) + "; hvd uses one GPU per rank")));
       return;
     }
   }
@@ -81,17 +80,16 @@ void NcclBackend::execute(const Response& r, GpuEntries es) {
   if (!ctx) {
     for (auto& e : es) {
       if (!e) continue;
-      e->handle->complete_one(std::make_exception_ptr(Error(std::string(name_of(r.type)) + " '" + e->request.name +
-                                                            "': GPU tensor on device " + std::to_string(device) +
-                                                            " but " + reason)));
+      e->handle->complete_one(
+          std::make_exception_ptr(Error(std::string(name_of(r.type)) + " '" + e->request.name +
+                                        "': GPU tensor on device " + std::to_string(device) + " but " + reason)));
     }
     return;
   }
   last_device_ = device;
-  Op op{r, es, *ctx,
-        what + " on rank " + std::to_string(topology_.rank) + " (host " + topology_.hostname + "), device " +
-            std::to_string(device),
-        std::vector<std::exception_ptr>(es.size()), {}};
+  std::string where = what + " on rank " + std::to_string(topology_.rank) + " (host " + topology_.hostname +
+                      "), device " + std::to_string(device);
+  Op op{r, es, *ctx, std::move(where), std::vector<std::exception_ptr>(es.size()), {}};
   try {
     DeviceGuard guard(device, op.where);
     switch (r.type) {

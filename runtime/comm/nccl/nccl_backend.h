@@ -32,9 +32,9 @@ class NcclBackend final : public GpuBackend {
     int device = 0;
     NcclSetup comms;
     CudaStream stream;
-    DeviceBuffer fusion;              // packed inputs (fused allreduce and reducescatter)
-    DeviceBuffer scratch;             // fused reducescatter outputs, a joined rank's broadcast
-    std::vector<std::byte> host;      // hierarchical allreduce: this rank's block on its way across hosts
+    DeviceBuffer fusion;          // packed inputs (fused allreduce and reducescatter)
+    DeviceBuffer scratch;         // fused reducescatter outputs, a joined rank's broadcast
+    std::vector<std::byte> host;  // hierarchical allreduce: this rank's block on its way across hosts
   };
   // One response on its way to the stream.
   struct Op {

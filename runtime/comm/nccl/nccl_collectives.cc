@@ -58,9 +58,9 @@ void NcclBackend::allreduce(Op& op) {
   const bool hierarchical = op.ctx.comms.local && (plan.op != GpuReduction::kAverage || is_floating(r.dtype));
   if (op.es.size() == 1 && op.es[0] && !hierarchical) {
     ReductionOp red(plan, r.dtype, op.comm(), op.where);
-    check_nccl(ncclAllReduce(op.es[0]->input.data, op.es[0]->output.data, total, type, red.get(), op.comm(),
-                             op.stream()),
-               "ncclAllReduce", op.comm(), op.where);
+    check_nccl(
+        ncclAllReduce(op.es[0]->input.data, op.es[0]->output.data, total, type, red.get(), op.comm(), op.stream()),
+        "ncclAllReduce", op.comm(), op.where);
     return;
   }
   const std::size_t block = hierarchical ? (total + topology_.local_size - 1) / topology_.local_size : 0;
@@ -129,7 +129,8 @@ void NcclBackend::reducescatter(Op& op) {
   for (std::size_t i = 0; i < k; ++i) {
     row_elems[i] = elements(tail(r.shapes[i]));
     total += elements(r.shapes[i]);
-    for (int q = 0; q < size; ++q) counts[q] += static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size)) * row_elems[i];
+    for (int q = 0; q < size; ++q)
+      counts[q] += static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size)) * row_elems[i];
   }
   std::vector<void*> outs(k);
   for (std::size_t i = 0; i < k; ++i) {

@@ -12,17 +12,15 @@ namespace {
 constexpr char kOk = 'K', kFailed = 'E', kFlat = 'F', kHierarchical = 'H';
 constexpr std::size_t kIdBytes = sizeof(ncclUniqueId);
 
-std::string where_of(const Topology& t) {
-  return "rank " + std::to_string(t.rank) + " (host " + t.hostname + ")";
-}
+std::string where_of(const Topology& t) { return "rank " + std::to_string(t.rank) + " (host " + t.hostname + ")"; }
 
 // "" when this rank can use `device`, else why not, naming the rank and host.
 std::string probe_device(int device, const Topology& t) {
   int count = 0;
   if (auto status = cudaGetDeviceCount(&count); status != cudaSuccess || count == 0) {
     cudaGetLastError();
-    return "no CUDA device is visible to " + where_of(t) + ": cudaGetDeviceCount: " +
-           (status != cudaSuccess ? cuda_text(status) : std::string("0 devices"));
+    return "no CUDA device is visible to " + where_of(t) +
+           ": cudaGetDeviceCount: " + (status != cudaSuccess ? cuda_text(status) : std::string("0 devices"));
   }
   if (device < 0 || device >= count) {
     return where_of(t) + " sees " + std::to_string(count) + " CUDA device(s), 0-" + std::to_string(count - 1);
@@ -50,10 +48,15 @@ NcclComm init_comm(int nranks, const std::string& id_bytes, int rank, const std:
 
 // Rank 0: the reply of step 2.
 std::string answer(const std::vector<std::string>& gathered, bool hierarchical, const std::string& where) {
+  // The first few ranks' reasons in full; a big job without GPUs would otherwise repeat one line per rank.
+  constexpr int kShown = 3;
   std::string reasons;
+  int failed = 0;
   for (const auto& g : gathered) {
-    if (!g.empty() && g[0] == kFailed) reasons += (reasons.empty() ? "" : "; ") + g.substr(1);
+    if (g.empty() || g[0] != kFailed) continue;
+    if (failed++ < kShown) reasons += (reasons.empty() ? "" : "; ") + g.substr(1);
   }
+  if (failed > kShown) reasons += "; and " + std::to_string(failed - kShown) + " more rank(s) likewise";
   if (!reasons.empty()) return kFailed + reasons;
   std::string reply(1, kOk);
   try {

@@ -58,7 +58,7 @@ ReductionOp::ReductionOp(const GpuReducePlan& plan, DataType dtype, ncclComm_t c
   float f = static_cast<float>(plan.factor);
   double d = plan.factor;
   std::uint16_t h = dtype == DataType::kFloat16 ? fp16::float_to_half(f) : fp16::float_to_bfloat16(f);
-  void* scalar = dtype == DataType::kFloat64 ? static_cast<void*>(&d)
+  void* scalar = dtype == DataType::kFloat64   ? static_cast<void*>(&d)
                  : dtype == DataType::kFloat32 ? static_cast<void*>(&f)
                                                : static_cast<void*>(&h);
   check_nccl(ncclRedOpCreatePreMulSum(&op_, scalar, nccl_type(dtype), ncclScalarHostImmediate, comm),
