@@ -41,12 +41,13 @@ NcclBackend::Context& NcclBackend::context_for(int device) {
   ctx->device = device;
   try {
     ctx->comms = setup_nccl(cpu_, device, want_hierarchical_);
+    DeviceGuard guard(device, "NCCL setup");
+    ctx->stream = CudaStream("creating the NCCL stream on device " + std::to_string(device));
   } catch (const Error& e) {
-    setup_failure_ = e.what();  // every rank got the same answer from rank 0
+    // Sticky: setup is collective, so it is not retried at a later response (the other ranks would not join).
+    setup_failure_ = e.what();
     throw;
   }
-  DeviceGuard guard(device, "NCCL setup");
-  ctx->stream = CudaStream("creating the NCCL stream on device " + std::to_string(device));
   return *contexts_.emplace(device, std::move(ctx)).first->second;
 }
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "runtime/engine/fusion.h"
+#include "runtime/engine/response_cache.h"
 #include "runtime/engine/validation.h"
 #include "runtime/engine/wire.h"
 
@@ -102,4 +103,30 @@ TEST_CASE("the device kind survives the wire") {
   auto back = decode_responses(encode(list));
   REQUIRE(back.responses.size() == 1);
   CHECK(back.responses[0].device == Device::Kind::kGPU);
+}
+
+TEST_CASE("a cached CPU response is stale for the same name on the GPU") {
+  ResponseCache cache(8);
+  Response cpu = gpu_reduction(ReduceOp::kSum);
+  cpu.device = Device::Kind::kCPU;
+  cache.put(cpu);
+  Request q;
+  q.name = "g";
+  q.shape = {8};
+  CHECK(cache.lookup(q).kind == ResponseCache::Kind::kHit);
+  q.device = Device::Kind::kGPU;
+  CHECK(cache.lookup(q).kind == ResponseCache::Kind::kStale);
+}
+
+TEST_CASE("ranks that pass a GPU tensor and a CPU tensor for one name fail with both named") {
+  Request q;
+  q.name = "w";
+  q.shape = {4};
+  Request q1 = q;
+  q1.rank = 1;
+  q1.device = Device::Kind::kGPU;
+  auto r = validate({&q, &q1}, {"h1", "h2"});
+  CHECK(r.error ==
+        "allreduce 'w': rank 1 (h2) sent a GPU tensor, rank 0 (h1) sent a CPU tensor; put the tensor on the same kind "
+        "of device on every rank");
 }
