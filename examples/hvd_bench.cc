@@ -4,6 +4,8 @@
 // busbw as nccl-tests defines it: allreduce x 2(n-1)/n; allgather, reducescatter, alltoall x (n-1)/n;
 // broadcast x 1. bytes: the per-rank buffer for allreduce and broadcast, the whole gathered/scattered/exchanged
 // buffer for the others (nccl-tests' convention). Every result is checked before it is timed.
+// --gpu: the buffers are device memory on device local_rank (the NCCL backend; --tensors are then slices of one
+// device buffer).
 //   hvdrun -np 2 build/bin/hvd-bench allreduce --min 8 --max 256M --factor 2
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_memory.h"
 #include "common/crypto.h"
 #include "hvd/hvd.h"
 #include "runtime/comm/communicator.h"
@@ -34,12 +37,13 @@ struct Options {
   double seconds_per_size = 0.3;
   int tensors = 1;  // allreduce through the engine: the size split into this many named tensors per step
   bool contiguous = false;  // --tensors as slices of one buffer (the engine then skips the fusion copies)
+  bool gpu = false;         // device buffers (bench_memory.h)
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "hvd-bench: %s\nusage: hvd-bench OP [--sizes 8,1M,64M | --min B --max B --factor F] "
-               "[--dtype float32] [--raw] [--time S] [--tensors K [--contiguous]]\n  OP: allreduce, allgather, broadcast, alltoall, "
+               "[--dtype float32] [--raw | --gpu] [--time S] [--tensors K [--contiguous]]\n  OP: allreduce, allgather, broadcast, alltoall, "
                "reducescatter\n",
                why.c_str());
   std::exit(2);
@@ -100,9 +104,13 @@ Options parse(int argc, char** argv) {
       o.tensors = std::max(1, std::atoi(next().c_str()));
     else if (a == "--contiguous")
       o.contiguous = true;
+    else if (a == "--gpu")
+      o.gpu = true;
     else
       usage("unknown option '" + a + "'");
   }
+  if (o.gpu && o.raw) usage("--raw times the CPU communicator; it does not take --gpu");
+  if (o.gpu) o.contiguous = true;
   if (!sizes.empty()) {
     std::size_t pos = 0;
     while (pos <= sizes.size()) {
@@ -152,6 +160,11 @@ class Bench {
     }
     in_.assign(in_n * es_, 0);
     out_.assign(std::max<std::size_t>(out_n, 1) * es_, 0);
+    if (o.gpu) {
+      dev_in_ = DeviceMemory(in_.size());
+      dev_out_ = DeviceMemory(out_.size());
+      device_ = hvd::Device::gpu(bench_device());
+    }
   }
   std::size_t reported_bytes() const { return reported_; }
 
@@ -164,6 +177,14 @@ class Bench {
     } else {
       for (std::size_t i = 0; i < in_.size(); i += es_) in_[i] = static_cast<std::uint8_t>(rank_ + 1);
     }
+    if (o_.gpu) dev_in_.upload(in_.data(), in_.size());
+  }
+
+  // --gpu: brings the first result to the host buffers check() reads.
+  void download() {
+    if (!o_.gpu) return;
+    dev_in_.download(in_.data(), in_.size());
+    dev_out_.download(out_.data(), out_.size());
   }
 
   void run() {
@@ -172,9 +193,9 @@ class Bench {
     auto n = static_cast<std::int64_t>(n_);
     if (o_.op == "allreduce") {
       if (raw_) {
-        raw_->allreduce(in_.data(), n_, dt, ReduceOp::kSum);
+        raw_->allreduce(in_p(), n_, dt, ReduceOp::kSum);
       } else if (o_.tensors == 1) {
-        hvd::allreduce({in_.data(), dt, {n}, {}}, {in_.data(), dt, {n}, {}}, {ReduceOp::kSum, 1, 1, "bench"});
+        hvd::allreduce({in_p(), dt, {n}, device_}, {in_p(), dt, {n}, device_}, {ReduceOp::kSum, 1, 1, "bench"});
       } else {
         // One training step's worth of gradients: K tensors, each its own allocation as a framework's would be
         // (--contiguous: slices of one buffer), enqueued back to back, then waited for.
@@ -182,12 +203,12 @@ class Bench {
         std::size_t per = (n_ + o_.tensors - 1) / o_.tensors;
         if (parts_.empty() && !o_.contiguous) {
           for (int k = 0; k < o_.tensors; ++k) parts_.emplace_back(per * es_, std::uint8_t{0});
-          for (auto& p : parts_) std::memcpy(p.data(), in_.data(), p.size());
+          for (auto& p : parts_) std::memcpy(p.data(), in_p(), p.size());
         }
         for (int k = 0; k < o_.tensors; ++k) {
           std::size_t from = std::min(n_, per * k), len = std::min(n_, per * (k + 1)) - from;
-          void* data = o_.contiguous ? in_.data() + from * es_ : parts_[k].data();
-          hvd::TensorView v{data, dt, {static_cast<std::int64_t>(len)}, {}};
+          void* data = o_.contiguous ? in_p() + from * es_ : parts_[k].data();
+          hvd::TensorView v{data, dt, {static_cast<std::int64_t>(len)}, device_};
           hs.push_back(hvd::allreduce_async(v, v, {ReduceOp::kSum, 1, 1, "bench/" + std::to_string(k)}));
         }
         for (auto& h : hs) h.wait();
@@ -195,44 +216,47 @@ class Bench {
           // The check reads in_: give it the first step's results.
           for (int k = 0; k < o_.tensors; ++k) {
             std::size_t from = std::min(n_, per * k), len = std::min(n_, per * (k + 1)) - from;
-            if (len) std::memcpy(in_.data() + from * es_, parts_[k].data(), len * es_);
+            if (len) std::memcpy(in_p() + from * es_, parts_[k].data(), len * es_);
           }
           checked_ = true;
         }
       }
     } else if (o_.op == "broadcast") {
       if (raw_)
-        raw_->broadcast(in_.data(), n_ * es_, 0);
+        raw_->broadcast(in_p(), n_ * es_, 0);
       else
-        hvd::broadcast({in_.data(), dt, {n}, {}}, {0, "bench"});
+        hvd::broadcast({in_p(), dt, {n}, device_}, {0, "bench"});
     } else if (o_.op == "allgather") {
       if (raw_) {
-        raw_->allgatherv(in_.data(), out_.data(), std::vector<std::size_t>(size_, n_ * es_));
+        raw_->allgatherv(in_p(), out_p(), std::vector<std::size_t>(size_, n_ * es_));
       } else {
         hvd::AllgatherOptions a{
-            "bench", [&](DataType, const std::vector<std::int64_t>&) { return static_cast<void*>(out_.data()); }};
-        hvd::allgather_async({in_.data(), dt, {n}, {}}, a).wait();
+            "bench", [&](DataType, const std::vector<std::int64_t>&) { return static_cast<void*>(out_p()); }};
+        hvd::allgather_async({in_p(), dt, {n}, device_}, a).wait();
       }
     } else if (o_.op == "alltoall") {
       if (raw_) {
         std::vector<std::size_t> b(size_, n_ / size_ * es_);
-        raw_->alltoallv(in_.data(), b, out_.data(), b);
+        raw_->alltoallv(in_p(), b, out_p(), b);
       } else {
         hvd::AlltoallOptions a{
-            {}, "bench", [&](DataType, const std::vector<std::int64_t>&) { return static_cast<void*>(out_.data()); }};
-        hvd::alltoall_async({in_.data(), dt, {n}, {}}, a).wait();
+            {}, "bench", [&](DataType, const std::vector<std::int64_t>&) { return static_cast<void*>(out_p()); }};
+        hvd::alltoall_async({in_p(), dt, {n}, device_}, a).wait();
       }
     } else {
       if (raw_) {
-        raw_->reducescatter(in_.data(), out_.data(), std::vector<std::size_t>(size_, n_), dt, ReduceOp::kSum);
+        raw_->reducescatter(in_p(), out_p(), std::vector<std::size_t>(size_, n_), dt, ReduceOp::kSum);
       } else {
         hvd::ReducescatterOptions a{ReduceOp::kSum, "bench", [&](DataType, const std::vector<std::int64_t>&) {
-                                      return static_cast<void*>(out_.data());
+                                      return static_cast<void*>(out_p());
                                     }};
-        hvd::reducescatter_async({in_.data(), dt, {n * size_}, {}}, a).wait();
+        hvd::reducescatter_async({in_p(), dt, {n * size_}, device_}, a).wait();
       }
     }
   }
+
+  std::uint8_t* in_p() { return o_.gpu ? static_cast<std::uint8_t*>(dev_in_.get()) : in_.data(); }
+  std::uint8_t* out_p() { return o_.gpu ? static_cast<std::uint8_t*>(dev_out_.get()) : out_.data(); }
 
   // Returns "" or what is wrong with the first result.
   std::string check() const {
@@ -264,6 +288,8 @@ class Bench {
   std::size_t es_ = 4, n_ = 1, reported_ = 0;
   std::vector<std::uint8_t> in_, out_;
   std::vector<std::vector<std::uint8_t>> parts_;  // --tensors without --contiguous
+  DeviceMemory dev_in_, dev_out_;                 // --gpu
+  hvd::Device device_;                            // where the buffers are
   bool checked_ = false;
 };
 
@@ -302,13 +328,17 @@ int main(int argc, char** argv) {
     const int n = hvd::size();
     if (hvd::rank() == 0) {
       std::printf("# hvd-bench %s dtype=%s np=%d mode=%s tensors=%d\n", o.op.c_str(), hvd::name_of(o.dtype), n,
-                  o.raw ? "raw communicator" : "engine", o.raw ? 1 : o.tensors);
+                  o.raw   ? "raw communicator"
+                  : o.gpu ? "engine, GPU buffers (NCCL)"
+                          : "engine",
+                  o.raw ? 1 : o.tensors);
       std::printf("# bytes median_us algbw_GBps busbw_GBps\n");
     }
     for (std::size_t bytes : o.sizes) {
       Bench b(o, raw.get(), bytes);
       b.fill();
       b.run();
+      b.download();
       auto bad = b.check();
       if (!bad.empty()) {
         std::fprintf(stderr, "hvd-bench: rank %d: %s %zu bytes: wrong result: %s\n", hvd::rank(), o.op.c_str(), bytes,

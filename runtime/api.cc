@@ -4,6 +4,7 @@
 
 #include "hvd/hvd.h"
 #include "runtime/comm/cpu_backend.h"
+#include "runtime/comm/gpu_backend.h"
 #include "runtime/runtime.h"
 
 namespace hvd {
@@ -24,9 +25,10 @@ void check_view(const TensorView& t, const char* op, const std::string& name, co
   if (!t.data && t.num_elements() > 0) {
     throw Error(std::string(op) + " '" + name + "': the " + which + " has no data pointer");
   }
-  if (t.device.is_gpu()) {
-    throw Error(std::string(op) + " '" + name + "': GPU tensors need the NCCL backend, which this build lacks; " +
-                "copy the tensor to the CPU");
+  // Whether a GPU tensor can run (a device, NCCL in this build) is the GPU backend's answer, on the handle.
+  if (t.device.is_gpu() && t.device.index < 0) {
+    throw Error(std::string(op) + " '" + name + "': the " + which + " is a GPU tensor without a device index; " +
+                "use Device::gpu(index)");
   }
 }
 
@@ -54,6 +56,9 @@ Handle submit(Request q, const TensorView& input, const TensorView& output, Outp
 }
 
 void check_same(const TensorView& in, const TensorView& out, const char* op, const std::string& name) {
+  if (in.device.kind != out.device.kind || in.device.index != out.device.index) {
+    throw Error(std::string(op) + " '" + name + "': the output must be on the input's device");
+  }
   if (in.dtype != out.dtype || in.num_elements() != out.num_elements()) {
     throw Error(std::string(op) + " '" + name + "': the output (" + name_of(out.dtype) + " " +
                 detail::shape_string(out.shape) + ") must match the input (" + name_of(in.dtype) + " " +
@@ -71,6 +76,7 @@ int size() { return Runtime::get().topology().size; }
 int local_rank() { return Runtime::get().topology().local_rank; }
 std::string cpu_backend() { return Runtime::get().cpu_backend(); }
 bool mpi_enabled() { return cpu_backend() == "mpi"; }
+bool nccl_built() { return detail::gpu_backend_built(); }
 bool mpi_built() {
   for (const auto& backend : detail::cpu_backends())
     if (backend.name == "mpi") return backend.built;

@@ -80,6 +80,7 @@ Config read_config(const EnvLookup& env) {
     c.stall_check_time = c.stall_shutdown_time;  // shutting down on a stall needs the inspector running
   }
   if (auto v = env("HOROVOD_TIMELINE")) c.timeline_path = *v;
+  if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;
     for (char ch : *v) level += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -18,6 +18,7 @@ struct Config {
   std::chrono::seconds stall_shutdown_time{0};  // HOROVOD_STALL_SHUTDOWN_TIME_SECONDS; 0: never
   std::string timeline_path;                    // HOROVOD_TIMELINE; empty: off
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
+  bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
 };
 
 // A lookup function so tests can feed variables without touching the process environment.

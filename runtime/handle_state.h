@@ -27,7 +27,8 @@ struct HandleState {
   std::exception_ptr error;  // guarded by mutex
   // Results, written by the background thread before the last complete_one(), read after wait().
   TensorView output;
-  std::vector<std::uint8_t> owned_output;  // backs `output` when the caller gave no allocator
+  std::vector<std::uint8_t> owned_output;     // backs `output` when the caller gave no allocator (CPU tensors)
+  std::shared_ptr<void> owned_device_output;  // the same for GPU tensors; its deleter (the GPU backend's) frees it
   std::vector<std::int64_t> received_splits;
   int last_joined_rank = -1;
 };

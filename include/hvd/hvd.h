@@ -28,5 +28,6 @@ HVD_API int cross_size();
 HVD_API std::string cpu_backend();
 HVD_API bool mpi_built();    // this libhvd has the MPI backend (callable before init)
 HVD_API bool mpi_enabled();  // and this process runs on it
+HVD_API bool nccl_built();   // this libhvd takes GPU tensors through NCCL (callable before init)
 
 }  // namespace hvd

@@ -99,9 +99,23 @@ void Engine::run() {
 
 void Engine::execute(const Response& r) {
   auto start = Clock::now();
-  executor_.execute(r);
+  // Error responses and barrier/join complete the same way for every device: the CPU executor does it.
+  const bool gpu =
+      r.device == Device::Kind::kGPU && r.error.empty() && r.type != OpType::kBarrier && r.type != OpType::kJoin;
+  if (gpu)
+    execute_on_gpu(r);
+  else
+    executor_.execute(r);
   if (timeline_.enabled())
     timeline_.event(name_of(r.type), r.error.empty() ? "op" : "error", start, Clock::now(), r.names);
+}
+
+void Engine::execute_on_gpu(const Response& r) {
+  GpuEntries entries;
+  entries.reserve(r.names.size());
+  for (const auto& n : r.names) entries.push_back(queue_.take(n));
+  if (!gpu_) gpu_ = make_gpu_backend(comm_, config_);
+  gpu_->execute(r, std::move(entries));
 }
 
 bool Engine::cycle() {

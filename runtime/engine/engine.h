@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
+#include "runtime/comm/gpu_backend.h"
 #include "runtime/config.h"
 #include "runtime/engine/controller.h"
 #include "runtime/engine/executor.h"
@@ -54,6 +55,7 @@ class Engine {
   void run();
   bool cycle();  // false: the job is shutting down
   void execute(const Response& r);
+  void execute_on_gpu(const Response& r);
   Clock::time_point next_cycle_at(Clock::time_point now) const;
 
   Config config_;
@@ -63,6 +65,7 @@ class Engine {
   Executor executor_;
   StallInspector stall_;
   std::unique_ptr<Controller> controller_;  // rank 0 only
+  std::unique_ptr<GpuBackend> gpu_;         // background thread only; made at the first GPU response
   Timeline timeline_;
   std::chrono::milliseconds heartbeat_;
 

@@ -42,6 +42,7 @@ struct Response {
   std::vector<std::int64_t> rank_rows;            // allgather: first dimension of each rank
   std::vector<std::int64_t> splits;               // alltoall: size x size, row r = rank r's splits
   std::int32_t last_joined_rank = -1;             // join
+  Device::Kind device = Device::Kind::kCPU;       // CPU and GPU tensors never share a response
 };
 
 // One rank's contribution to a full negotiation cycle.

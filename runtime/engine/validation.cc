@@ -6,6 +6,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "runtime/comm/gpu_plan.h"
+
 namespace hvd::detail {
 namespace {
 
@@ -84,6 +86,7 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
   resp.postscale = ref->postscale;
   resp.root = ref->root;
   resp.shapes = {ref->shape};
+  resp.device = ref->device;
   const std::string what = std::string(name_of(ref->type)) + " '" + ref->name + "': ";
   auto fail = [&](const std::string& msg) {
     resp.error = what + msg;
@@ -151,6 +154,9 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
     if (!check([](const Request& q) { return "group '" + q.group + "' of " + std::to_string(q.group_size); }, "sent",
                "grouped calls must match on every rank"))
       return resp;
+  }
+  if (ref->device == Device::Kind::kGPU) {
+    if (auto why = gpu_support_error(resp); !why.empty()) return fail(why);
   }
   if (ref->type == OpType::kBroadcast) {
     if (!check([](const Request& q) { return "root " + std::to_string(q.root); }, "named",
