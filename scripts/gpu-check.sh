@@ -38,9 +38,12 @@ export LD_LIBRARY_PATH
 echo "# LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 for exe in hvdrun hvd-agent hvd_gpu_conformance hvd-bench; do
   [ -x "$BIN/$exe" ] || { echo "gpu-check: $BIN/$exe is missing" >&2; exit 2; }
-  if ldd "$BIN/$exe" | grep -q "not found"; then
+  # Captured first: with pipefail, `ldd | grep -q` can read as "nothing missing" when grep's early exit makes
+  # ldd die of SIGPIPE.
+  missing=$(ldd "$BIN/$exe" 2>&1 | grep "not found")
+  if [ -n "$missing" ]; then
     echo "gpu-check: $exe lacks libraries (carry them in $LIBS):" >&2
-    ldd "$BIN/$exe" | grep "not found" >&2
+    echo "$missing" >&2
     exit 2
   fi
 done

@@ -197,7 +197,28 @@ void fused_and_grouped() {
                          {ReduceOp::kAverage, 1, 1, "grouped"});
   expect_equal(download<float>(da.data(), 10), std::vector<double>(10, 1.0), "grouped average a");
   expect_equal(download<float>(db.data(), 20), std::vector<double>(20, triangle() / g_size), "grouped average b");
-  ok("fused allreduce of 64 tensors with a CPU op in the burst; grouped allreduce");
+  // The fusion buffer grows (a bigger group) while the smaller group may still run on the stream: the old block
+  // must not be freed under it.
+  std::vector<std::unique_ptr<DeviceArray<float>>> small, big;
+  std::vector<hvd::TensorView> sv, bv;
+  for (int t = 0; t < 2; ++t) {
+    small.push_back(std::make_unique<DeviceArray<float>>(std::vector<float>(1 << 10, static_cast<float>(g_rank))));
+    big.push_back(std::make_unique<DeviceArray<float>>(std::vector<float>(1 << 22, static_cast<float>(g_rank + 1))));
+    sv.push_back(small.back()->view(DataType::kFloat32, {1 << 10}));
+    bv.push_back(big.back()->view(DataType::kFloat32, {1 << 22}));
+  }
+  auto hsmall = hvd::grouped_allreduce_async(sv, sv, {ReduceOp::kSum, 1, 1, "grow.small"});
+  auto hbig = hvd::grouped_allreduce_async(bv, bv, {ReduceOp::kSum, 1, 1, "grow.big"});
+  hsmall.wait();
+  hbig.wait();
+  for (int t = 0; t < 2; ++t) {
+    expect_equal(download<float>(small[t]->data(), 1 << 10), std::vector<double>(1 << 10, triangle()),
+                 "fusion buffer growth: the earlier group");
+    auto got = download<float>(big[t]->data(), 1 << 22);
+    expect(got.front() == triangle() + g_size && got.back() == triangle() + g_size,
+           "fusion buffer growth: the bigger group");
+  }
+  ok("fused allreduce of 64 tensors with a CPU op in the burst; grouped allreduce; fusion buffer growth");
 }
 
 void allgather_uneven() {

@@ -9,7 +9,9 @@ namespace hvd::detail {
 
 CompletionThread::CompletionThread() : thread_([this](std::stop_token stop) { run(stop); }) {}
 
-CompletionThread::~CompletionThread() {
+CompletionThread::~CompletionThread() { stop(); }
+
+void CompletionThread::stop() {
   thread_.request_stop();
   if (thread_.joinable()) thread_.join();
 }

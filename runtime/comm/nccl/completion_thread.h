@@ -40,6 +40,8 @@ class CompletionThread {
   CompletionThread& operator=(const CompletionThread&) = delete;
 
   void push(Item item);
+  // Finishes every pushed item, then ends the thread (the destructor does it too). No push() after it.
+  void stop();
 
  private:
   void run(std::stop_token stop);

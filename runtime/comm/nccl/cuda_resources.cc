@@ -54,10 +54,13 @@ DeviceBuffer::~DeviceBuffer() {
   if (data_) log_teardown("cudaFree", cudaFree(data_));
 }
 
-std::byte* DeviceBuffer::reserve(std::size_t bytes, const std::string& where) {
+std::byte* DeviceBuffer::reserve(std::size_t bytes, cudaStream_t stream, const std::string& where) {
   if (bytes <= bytes_) return data_;
-  // cudaFree waits for the work still using the old buffer: it is stream-ordered before this point.
-  if (data_) check_cuda(cudaFree(data_), "cudaFree", where);
+  if (data_) {
+    // Earlier responses on the stream may still use the old block (rare: the buffer only grows).
+    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize before growing a device buffer", where);
+    check_cuda(cudaFree(data_), "cudaFree", where);
+  }
   data_ = nullptr;
   bytes_ = 0;
   void* p = nullptr;
@@ -84,11 +87,18 @@ NcclComm& NcclComm::operator=(NcclComm&& other) noexcept {
 
 NcclComm::~NcclComm() {
   if (!comm_) return;
-  // Finalize flushes the communicator's pending work; destroy frees it. An aborted/failed comm skips finalize.
+  // Healthy: finalize flushes the pending work, destroy frees the rest. Failed (asynchronous error, or finalize
+  // failed): abort, which also ends kernels that wait for a peer that is gone; destroy would wait forever.
   ncclResult_t async = ncclSuccess;
-  if (ncclCommGetAsyncError(comm_, &async) == ncclSuccess && async == ncclSuccess) ncclCommFinalize(comm_);
-  if (auto status = ncclCommDestroy(comm_); status != ncclSuccess) {
-    spdlog::debug("hvd: ncclCommDestroy during teardown: {}", ncclGetErrorString(status));
+  const bool healthy = ncclCommGetAsyncError(comm_, &async) == ncclSuccess && async == ncclSuccess;
+  if (healthy && ncclCommFinalize(comm_) == ncclSuccess) {
+    if (auto status = ncclCommDestroy(comm_); status != ncclSuccess) {
+      spdlog::debug("hvd: ncclCommDestroy during teardown: {}", ncclGetErrorString(status));
+    }
+    return;
+  }
+  if (auto status = ncclCommAbort(comm_); status != ncclSuccess) {
+    spdlog::debug("hvd: ncclCommAbort during teardown: {}", ncclGetErrorString(status));
   }
 }
 

@@ -55,6 +55,8 @@ class CudaEvent {
 };
 
 // Device memory that grows to the largest request and keeps it (cudaMalloc is slow and synchronizes the device).
+// Growing frees the old block after `stream` has finished the work already enqueued on it: cudaFree only "may"
+// synchronize (CUDA docs), and earlier responses on that stream may still read or write the old block.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -62,7 +64,7 @@ class DeviceBuffer {
       : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&&) = delete;
   ~DeviceBuffer();
-  std::byte* reserve(std::size_t bytes, const std::string& where);
+  std::byte* reserve(std::size_t bytes, cudaStream_t stream, const std::string& where);
 
  private:
   std::byte* data_ = nullptr;

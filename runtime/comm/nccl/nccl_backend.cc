@@ -23,6 +23,19 @@ bool gpu_backend_built() { return true; }
 NcclBackend::NcclBackend(Communicator& cpu, const Config& config)
     : cpu_(cpu), topology_(cpu.topology()), want_hierarchical_(config.hierarchical_allreduce) {}
 
+NcclBackend::~NcclBackend() {
+  completions_.stop();  // every handle completes, and the device is done, before the buffers and comms go
+  // The engine may be destroyed on any thread: make each context's device current while its memory, stream and
+  // communicators are freed (cudaFree on another device's memory, or a context made on device 0 otherwise).
+  int previous = -1;
+  if (cudaGetDevice(&previous) != cudaSuccess) cudaGetLastError();
+  for (auto& [device, ctx] : contexts_) {
+    if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();
+    ctx.reset();
+  }
+  if (previous >= 0 && !contexts_.empty()) cudaSetDevice(previous);
+}
+
 int NcclBackend::device_for(const GpuEntries& es) const {
   for (const auto& e : es) {
     if (e) return e->input.device.index;
@@ -115,20 +128,34 @@ void NcclBackend::execute(const Response& r, GpuEntries es) {
       case OpType::kJoin:
         break;
     }
-    CompletionThread::Item item;
-    item.device = device;
-    item.done = CudaEvent(op.where);
-    check_cuda(cudaEventRecord(item.done.get(), op.stream()), "cudaEventRecord", op.where);
-    item.comms.push_back(op.comm());
-    if (ctx->comms.local) item.comms.push_back(ctx->comms.local.get());
-    item.errors = std::move(op.errors);
-    item.keep = std::move(op.keep);
-    item.where = op.where;
-    item.entries = std::move(es);
-    completions_.push(std::move(item));
+    complete_after_stream(op, device);
   } catch (...) {
-    fail_all(std::current_exception());
+    const auto error = std::current_exception();
+    // Part of the response may already be on the stream, reading the inputs and writing the outputs and the
+    // fallback buffers: the handles fail once the stream has passed it, so nothing is freed or reused under the
+    // device. Only when even that fails (a broken stream) do they fail at once.
+    try {
+      DeviceGuard guard(device, op.where);
+      op.errors.assign(op.errors.size(), error);
+      complete_after_stream(op, device);
+    } catch (...) {
+      fail_all(error);
+    }
   }
+}
+
+void NcclBackend::complete_after_stream(Op& op, int device) {
+  CompletionThread::Item item;
+  item.device = device;
+  item.done = CudaEvent(op.where);
+  check_cuda(cudaEventRecord(item.done.get(), op.stream()), "cudaEventRecord", op.where);
+  item.comms.push_back(op.comm());
+  if (op.ctx.comms.local) item.comms.push_back(op.ctx.comms.local.get());
+  item.errors = std::move(op.errors);
+  item.keep = std::move(op.keep);
+  item.where = op.where;
+  item.entries = std::move(op.es);
+  completions_.push(std::move(item));
 }
 
 void* NcclBackend::output_for(Op& op, std::size_t i, const std::vector<std::int64_t>& shape) {

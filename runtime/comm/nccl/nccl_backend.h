@@ -25,6 +25,7 @@ namespace hvd::detail {
 class NcclBackend final : public GpuBackend {
  public:
   NcclBackend(Communicator& cpu, const Config& config);
+  ~NcclBackend() override;
   void execute(const Response& response, GpuEntries entries) override;
 
  private:
@@ -53,6 +54,8 @@ class NcclBackend final : public GpuBackend {
   void* output_for(Op& op, std::size_t i, const std::vector<std::int64_t>& shape);
   void copy(Op& op, void* to, const void* from, std::size_t bytes);
   void zero(Op& op, void* to, std::size_t bytes);
+  // Hands the response to the completion thread behind an event recorded on the stream now.
+  void complete_after_stream(Op& op, int device);
 
   // nccl_collectives.cc
   void allreduce(Op& op);

@@ -65,7 +65,7 @@ void NcclBackend::allreduce(Op& op) {
   }
   const std::size_t block = hierarchical ? (total + topology_.local_size - 1) / topology_.local_size : 0;
   const std::size_t padded = hierarchical ? block * topology_.local_size : total;
-  std::byte* buf = op.ctx.fusion.reserve(padded * dsize, op.where);
+  std::byte* buf = op.ctx.fusion.reserve(padded * dsize, op.stream(), op.where);
   std::size_t off = 0;
   for (std::size_t i = 0; i < op.es.size(); ++i) {
     const std::size_t bytes = elements(r.shapes[i]) * dsize;
@@ -144,7 +144,7 @@ void NcclBackend::reducescatter(Op& op) {
     in = op.es[0]->input.data;
   } else {
     // Pack so that rank q's block holds every tensor's rows for q, in tensor order.
-    std::byte* buf = op.ctx.fusion.reserve(total * dsize, op.where);
+    std::byte* buf = op.ctx.fusion.reserve(total * dsize, op.stream(), op.where);
     std::size_t off = 0;
     for (int q = 0; q < size; ++q) {
       for (std::size_t i = 0; i < k; ++i) {
@@ -159,7 +159,8 @@ void NcclBackend::reducescatter(Op& op) {
     }
     in = buf;
   }
-  void* recv = k == 1 ? outs[0] : op.ctx.scratch.reserve(std::max<std::size_t>(counts[rank], 1) * dsize, op.where);
+  void* recv =
+      k == 1 ? outs[0] : op.ctx.scratch.reserve(std::max<std::size_t>(counts[rank], 1) * dsize, op.stream(), op.where);
   const auto type = nccl_type(r.dtype);
   ReductionOp red(plan_gpu_reduction(r, size), r.dtype, op.comm(), op.where);
   if (std::all_of(counts.begin(), counts.end(), [&](std::size_t c) { return c == counts[0]; })) {
@@ -224,7 +225,7 @@ void NcclBackend::broadcast(Op& op) {
   const Response& r = op.r;
   const std::size_t bytes = elements(r.shapes[0]) * size_of(r.dtype);
   if (bytes == 0) return;
-  void* out = op.es[0] ? op.es[0]->output.data : op.ctx.scratch.reserve(bytes, op.where);
+  void* out = op.es[0] ? op.es[0]->output.data : op.ctx.scratch.reserve(bytes, op.stream(), op.where);
   const void* in = op.es[0] ? op.es[0]->input.data : out;
   check_nccl(ncclBroadcast(in, out, bytes, ncclUint8, r.root, op.comm(), op.stream()), "ncclBroadcast", op.comm(),
              op.where);

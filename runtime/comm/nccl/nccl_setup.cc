@@ -1,7 +1,10 @@
 #include "runtime/comm/nccl/nccl_setup.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "hvd/error.h"
 #include "runtime/comm/nccl/cuda_error.h"
@@ -46,8 +49,19 @@ NcclComm init_comm(int nranks, const std::string& id_bytes, int rank, const std:
   return NcclComm(comm);
 }
 
+// Whether every host's local rank 0 (its lowest rank) sent a unique id for its host. It made one only when its own
+// HOROVOD_HIERARCHICAL_ALLREDUCE asked for it; a zero id would leave its host's ncclCommInitRank waiting forever.
+bool every_host_sent_an_id(const std::vector<std::string>& gathered, const Topology& t) {
+  std::set<std::string> seen;
+  for (std::size_t r = 0; r < gathered.size() && r < t.hosts.size(); ++r) {
+    if (seen.insert(t.hosts[r]).second && gathered[r].size() != 1 + kIdBytes) return false;
+  }
+  return true;
+}
+
 // Rank 0: the reply of step 2.
-std::string answer(const std::vector<std::string>& gathered, bool hierarchical, const std::string& where) {
+std::string answer(const std::vector<std::string>& gathered, bool hierarchical, const Topology& t,
+                   const std::string& where) {
   // The first few ranks' reasons in full; a big job without GPUs would otherwise repeat one line per rank.
   constexpr int kShown = 3;
   std::string reasons;
@@ -63,6 +77,12 @@ std::string answer(const std::vector<std::string>& gathered, bool hierarchical, 
     reply += unique_id(where);
   } catch (const std::exception& e) {
     return kFailed + std::string(e.what());
+  }
+  if (hierarchical && !every_host_sent_an_id(gathered, t)) {
+    spdlog::warn(
+        "hvd: hierarchical allreduce is off for GPU tensors: HOROVOD_HIERARCHICAL_ALLREDUCE differs between "
+        "ranks (set it alike on every rank)");
+    hierarchical = false;
   }
   reply += hierarchical ? kHierarchical : kFlat;
   for (const auto& g : gathered) reply += g.size() == 1 + kIdBytes ? g.substr(1) : std::string(kIdBytes, '\0');
@@ -97,7 +117,7 @@ NcclSetup setup_nccl(Communicator& cpu, int device, bool want_hierarchical) {
     }
   }
   auto gathered = cpu.gather_to_root(mine);
-  std::string reply = cpu.broadcast_from_root(t.rank == 0 ? answer(gathered, hierarchical, where) : "");
+  std::string reply = cpu.broadcast_from_root(t.rank == 0 ? answer(gathered, hierarchical, t, where) : "");
   if (reply.empty() || reply[0] != kOk) throw Error(reply.empty() ? "NCCL setup: empty reply" : reply.substr(1));
 
   DeviceGuard guard(device, where);

@@ -4,25 +4,15 @@
 
 #include "hvd/error.h"
 #include "runtime/config.h"
+#include "tests/unit/runtime/env_map.h"
 
 using namespace hvd;
 using namespace hvd::detail;
 
 namespace {
-EnvLookup env(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& n) -> std::optional<std::string> {
-    auto it = vars.find(n);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+EnvLookup env(std::map<std::string, std::string> vars) { return hvd::test::env_map(std::move(vars)); }
 std::string error_of(std::map<std::string, std::string> vars) {
-  try {
-    read_config(env(std::move(vars)));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return hvd::test::error_message_of([&] { read_config(env(std::move(vars))); });
 }
 }  // namespace
 
