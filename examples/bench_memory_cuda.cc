@@ -7,7 +7,8 @@
 
 namespace {
 void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw hvd::Error(std::string("hvd-bench --gpu: ") + what + ": " + cudaGetErrorString(status));
+  if (status != cudaSuccess)
+    throw hvd::Error(std::string("hvd-bench --gpu: ") + what + ": " + cudaGetErrorString(status));
 }
 }  // namespace
 

@@ -35,7 +35,7 @@ struct Options {
   hvd::DataType dtype = hvd::DataType::kFloat32;
   bool raw = false;
   double seconds_per_size = 0.3;
-  int tensors = 1;  // allreduce through the engine: the size split into this many named tensors per step
+  int tensors = 1;          // allreduce through the engine: the size split into this many named tensors per step
   bool contiguous = false;  // --tensors as slices of one buffer (the engine then skips the fusion copies)
   bool gpu = false;         // device buffers (bench_memory.h)
 };
@@ -43,7 +43,8 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "hvd-bench: %s\nusage: hvd-bench OP [--sizes 8,1M,64M | --min B --max B --factor F] "
-               "[--dtype float32] [--raw | --gpu] [--time S] [--tensors K [--contiguous]]\n  OP: allreduce, allgather, broadcast, alltoall, "
+               "[--dtype float32] [--raw | --gpu] [--time S] [--tensors K [--contiguous]]\n  OP: allreduce, allgather, "
+               "broadcast, alltoall, "
                "reducescatter\n",
                why.c_str());
   std::exit(2);

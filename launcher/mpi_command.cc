@@ -38,8 +38,7 @@ std::string ssh_args(const LaunchOptions& options) {
 }  // namespace
 
 std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOptions& options,
-                                     const std::vector<std::string>& environment, uid_t euid,
-                                     bool yield_when_idle) {
+                                     const std::vector<std::string>& environment, uid_t euid, bool yield_when_idle) {
   std::vector<std::string> argv{mpirun};
   // Open MPI refuses root unless told; in containers root is the norm.
   if (euid == 0) argv.push_back("--allow-run-as-root");

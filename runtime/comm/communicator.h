@@ -35,8 +35,8 @@ struct MutableBuffer {
 };
 
 struct CommunicatorOptions {
-  std::string secret;         // raw job secret: authenticates every data-plane connection
-  std::string bind_address;   // HVD_DATA_ADDR, or empty for all interfaces / auto
+  std::string secret;        // raw job secret: authenticates every data-plane connection
+  std::string bind_address;  // HVD_DATA_ADDR, or empty for all interfaces / auto
   std::chrono::milliseconds connect_timeout{30000};
   // Tuning (0 = the measured defaults in connect.cc): bytes per shared-memory slot buffer (each rank has two),
   // and the largest allreduce that takes the one-barrier shared-memory path.

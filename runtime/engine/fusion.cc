@@ -8,8 +8,8 @@ bool fusable(const Response& r) {
 }
 
 bool compatible(const Response& a, const Response& b) {
-  return a.type == b.type && a.device == b.device && a.dtype == b.dtype && a.reduce_op == b.reduce_op && a.prescale == b.prescale &&
-         a.postscale == b.postscale;
+  return a.type == b.type && a.device == b.device && a.dtype == b.dtype && a.reduce_op == b.reduce_op &&
+         a.prescale == b.prescale && a.postscale == b.postscale;
 }
 
 }  // namespace

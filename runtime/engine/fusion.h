@@ -1,6 +1,7 @@
 // Fusion planning: single-tensor allreduce and reducescatter responses of the same device kind, dtype, reduce op
 // and scale factors are packed into one response up to the threshold, looking past responses that do not match,
-// so a stray float16 tensor does not split a run of float32 ones. Pure and deterministic: every rank plans the same way.
+// so a stray float16 tensor does not split a run of float32 ones. Pure and deterministic: every rank plans the same
+// way.
 #pragma once
 
 #include <cstddef>

@@ -17,8 +17,8 @@ ResponseCache::Lookup ResponseCache::lookup(const Request& q) const {
   auto it = by_name_.find(q.name);
   if (it == by_name_.end()) return {};
   const Response& r = *slots_[it->second].response;
-  bool same = r.type == q.type && r.device == q.device && r.dtype == q.dtype && r.shapes[0] == q.shape && r.reduce_op == q.reduce_op &&
-              r.prescale == q.prescale && r.postscale == q.postscale && r.root == q.root;
+  bool same = r.type == q.type && r.device == q.device && r.dtype == q.dtype && r.shapes[0] == q.shape &&
+              r.reduce_op == q.reduce_op && r.prescale == q.prescale && r.postscale == q.postscale && r.root == q.root;
   return {same ? Kind::kHit : Kind::kStale, it->second};
 }
 

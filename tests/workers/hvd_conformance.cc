@@ -335,8 +335,10 @@ void test_adasum_typed(DataType dt, std::size_t n) {
   }
   const std::int64_t len = static_cast<std::int64_t>(n);
   const std::string tag = std::string(hvd::name_of(dt)) + "/" + std::to_string(n);
-  hvd::allreduce({same.data(), dt, {len}, {}}, {same.data(), dt, {len}, {}}, {ReduceOp::kAdasum, 1, 1, "adasum/same/" + tag});
-  hvd::allreduce({orth.data(), dt, {len}, {}}, {orth.data(), dt, {len}, {}}, {ReduceOp::kAdasum, 1, 1, "adasum/orth/" + tag});
+  hvd::allreduce({same.data(), dt, {len}, {}}, {same.data(), dt, {len}, {}},
+                 {ReduceOp::kAdasum, 1, 1, "adasum/same/" + tag});
+  hvd::allreduce({orth.data(), dt, {len}, {}}, {orth.data(), dt, {len}, {}},
+                 {ReduceOp::kAdasum, 1, 1, "adasum/orth/" + tag});
   for (std::size_t i = 0; i < n; ++i) {
     const double want_same = std::sin(static_cast<double>(i)) + 2.0, want_orth = static_cast<double>(i + 1);
     if (std::fabs(same[i] - want_same) > 1e-5 * want_same || std::fabs(orth[i] - want_orth) > 1e-5 * want_orth) {

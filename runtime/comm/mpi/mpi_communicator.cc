@@ -78,8 +78,9 @@ MpiSession::MpiSession() {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (finalized) {
-    throw Error("MPI backend: MPI was already finalized in this process (an earlier hvd::shutdown() ends MPI, "
-                "which cannot start twice); call hvd::init() once per process under mpirun");
+    throw Error(
+        "MPI backend: MPI was already finalized in this process (an earlier hvd::shutdown() ends MPI, "
+        "which cannot start twice); call hvd::init() once per process under mpirun");
   }
   int provided = 0;
   if (initialized) {
@@ -90,9 +91,10 @@ MpiSession::MpiSession() {
     started_here_ = true;
   }
   if (provided < MPI_THREAD_MULTIPLE) {
-    spdlog::warn("MPI gives thread level {} where hvd asks for MPI_THREAD_MULTIPLE ({}): hvd calls MPI from its "
-                 "background thread only, but MPI calls of your own from other threads are then unsafe",
-                 provided, static_cast<int>(MPI_THREAD_MULTIPLE));
+    spdlog::warn(
+        "MPI gives thread level {} where hvd asks for MPI_THREAD_MULTIPLE ({}): hvd calls MPI from its "
+        "background thread only, but MPI calls of your own from other threads are then unsafe",
+        provided, static_cast<int>(MPI_THREAD_MULTIPLE));
   }
 }
 
@@ -131,8 +133,8 @@ std::string MpiCommunicator::where(const char* op) const {
   return std::string(op) + " on rank " + std::to_string(topology_.rank) + " (" + topology_.hostname + ")";
 }
 
-void MpiCommunicator::allreduce_on(MPI_Comm comm, const char* op_name, void* data, std::size_t count,
-                                   DataType dtype, ReduceOp op) {
+void MpiCommunicator::allreduce_on(MPI_Comm comm, const char* op_name, void* data, std::size_t count, DataType dtype,
+                                   ReduceOp op) {
   const MPI_Datatype type = types_.type(dtype);
   const MPI_Op mpi_op = types_.op(dtype, op);
   auto* p = static_cast<std::uint8_t*>(data);
@@ -153,7 +155,8 @@ void MpiCommunicator::cross_allreduce(void* data, std::size_t count, DataType dt
 }
 
 void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
-  if (static_cast<int>(bytes.size()) != topology_.size) throw Error(where("allgatherv") + ": one size per rank expected");
+  if (static_cast<int>(bytes.size()) != topology_.size)
+    throw Error(where("allgatherv") + ": one size per rank expected");
   const Layout l = layout_of(bytes, where("allgatherv"), "the gathered tensor");
   auto* o = static_cast<std::uint8_t*>(out);
   const bool in_place = in == o + l.displs[topology_.rank];
@@ -163,7 +166,8 @@ void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<st
 }
 
 void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) {
-  if (root < 0 || root >= topology_.size) throw Error(where("broadcast") + ": root " + std::to_string(root) + " is not a rank");
+  if (root < 0 || root >= topology_.size)
+    throw Error(where("broadcast") + ": root " + std::to_string(root) + " is not a rank");
   auto* p = static_cast<std::uint8_t*>(data);
   for (std::size_t done = 0; done < bytes; done += kMaxPiece) {
     const std::size_t n = std::min(kMaxPiece, bytes - done);
@@ -184,8 +188,8 @@ void MpiCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
             "MPI_Alltoallv", where("alltoallv"));
 }
 
-void MpiCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts,
-                                    DataType dtype, ReduceOp op) {
+void MpiCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                                    ReduceOp op) {
   if (static_cast<int>(counts.size()) != topology_.size) {
     throw Error(where("reducescatter") + ": one count per rank expected");
   }
@@ -220,9 +224,9 @@ std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine
     total += static_cast<std::size_t>(lengths[r]);
   }
   std::string all(topology_.rank == 0 ? total : 0, '\0');
-  mpi_check(MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE, 0,
-                        world_.get()),
-            "MPI_Gatherv", where("negotiation gather"));
+  mpi_check(
+      MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE, 0, world_.get()),
+      "MPI_Gatherv", where("negotiation gather"));
   if (topology_.rank != 0) return {};
   std::vector<std::string> out;
   for (int r = 0; r < n; ++r) out.push_back(all.substr(static_cast<std::size_t>(displs[r]), lengths[r]));

@@ -57,8 +57,8 @@ void TcpCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
   guarded("alltoallv", [&] { pairwise_alltoallv(*mesh_, in, send_bytes, out, recv_bytes); });
 }
 
-void TcpCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts,
-                                    DataType dtype, ReduceOp op) {
+void TcpCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                                    ReduceOp op) {
   if (static_cast<int>(counts.size()) != topology_.size) throw Error("reducescatter: one count per rank expected");
   guarded("reducescatter", [&] { ring_reducescatter(*mesh_, in, out, counts, dtype, op, scratch_); });
 }

@@ -45,8 +45,8 @@ class TcpCommunicator : public Communicator {
 
 template <class F>
 void TcpCommunicator::guarded(const char* op, F&& body) {
-  const std::string where = std::string(op) + " on rank " + std::to_string(topology_.rank) + " (" +
-                            topology_.hostname + ") failed: ";
+  const std::string where =
+      std::string(op) + " on rank " + std::to_string(topology_.rank) + " (" + topology_.hostname + ") failed: ";
   try {
     mesh_->check();
     body();

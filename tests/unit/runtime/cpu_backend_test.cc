@@ -1,9 +1,10 @@
+#include "runtime/comm/cpu_backend.h"
+
 #include <doctest/doctest.h>
 
 #include <map>
 
 #include "hvd/error.h"
-#include "runtime/comm/cpu_backend.h"
 #include "tests/unit/runtime/env_map.h"
 
 using namespace hvd;
