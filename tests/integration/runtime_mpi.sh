@@ -18,6 +18,15 @@ for np in 2 3 4; do
   pass "MPI conformance at np=$np"
 done
 
+# MPI starts once per process: a second hvd::init() after hvd::shutdown() is refused with the reason, no crash.
+OUT=$(timeout 120 mpirun "${mpi_flags[@]}" -np 2 "$HVD_BIN/hvd_reinit" 2>&1) && RC=0 || RC=$?
+ERR=$OUT
+expect_rc 0 "init, shutdown, init under mpirun"
+[ "$(grep -c "first init: rank [01] of 2 on mpi" <<<"$OUT")" -eq 2 ] || fail "first init: $OUT"
+[ "$(grep -c "second init refused: .*MPI was already finalized.*call hvd::init() once per process" <<<"$OUT")" -eq 2 ] ||
+  fail "second init: $OUT"
+pass "a second hvd::init() on MPI is refused with the reason"
+
 # The same program through hvdrun --mpi (which builds the mpirun command) lands on the same backend.
 run_hvdrun 600 --mpi -np 2 "$HVD_BIN/hvd_conformance" --quick
 expect_rc 0 "hvdrun --mpi conformance at np=2"
