@@ -58,9 +58,9 @@ std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOpti
   };
   for (const auto& entry : environment) {
     const std::string name = entry.substr(0, entry.find('='));
-    // The placement variables are hvdrun's own; under mpirun the ranks learn their place from Open MPI.
-    if (name.starts_with("HOROVOD_") && !is_reserved_env(name) && !exported(name))
-      argv.insert(argv.end(), {"-x", name});
+    // What hvdrun's own agents would give remote workers (PATH, LD_LIBRARY_PATH, HOROVOD_*, NCCL_*, ...), less
+    // the placement and job variables: under mpirun the ranks learn their place from Open MPI and need no secret.
+    if (is_forwarded_env(name) && !name.starts_with("HVD_") && !exported(name)) argv.insert(argv.end(), {"-x", name});
   }
   for (const auto& [name, value] : options.exports) argv.insert(argv.end(), {"-x", name + '=' + value});
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 #include "launcher/exit_codes.h"
@@ -15,6 +16,7 @@
 #include "launcher/mpi_command.h"
 #include "launcher/mpirun_probe.h"
 #include "launcher/shell_words.h"
+#include "launcher/worker_env.h"
 
 extern char** environ;
 
@@ -55,18 +57,25 @@ int run_with_mpi(const LaunchOptions& options) {
                     "install openmpi-bin) or set HVD_MPIRUN to it");
   }
 
+  // mpirun's local ranks inherit its environment: hvdrun's own job variables (a secret, a store, a placement
+  // inherited from an outer hvdrun job) must not reach them.
   std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view e(*entry);
+    if (!is_reserved_env(e.substr(0, e.find('=')))) environment.emplace_back(e);
+  }
   const auto argv = mpi_command(*mpirun, options, environment, ::geteuid(), ranks_here(options) > cores_here());
   if (options.verbose) std::cerr << "hvdrun: running " << info.version << ": " << shell_quote(argv) << std::endl;
 
-  std::vector<char*> c_argv;
+  std::vector<char*> c_argv, c_envp;
   for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
+  for (const auto& entry : environment) c_envp.push_back(const_cast<char*>(entry.c_str()));
+  c_envp.push_back(nullptr);
   std::cout.flush();
   // hvdrun ignores SIGPIPE for its agents' sake; an ignored signal would stay ignored across exec.
   ::signal(SIGPIPE, SIG_DFL);
-  ::execv(c_argv[0], c_argv.data());
+  ::execve(c_argv[0], c_argv.data(), c_envp.data());
   const int error = errno;
   ::signal(SIGPIPE, SIG_IGN);
   return unusable("--mpi: cannot execute " + *mpirun + ": " + std::strerror(error) +

@@ -82,10 +82,14 @@ std::string first_line(const std::string& text) {
 }  // namespace
 
 std::optional<std::string> find_mpirun(const char* hvd_mpirun_env, const char* path_env) {
-  if (hvd_mpirun_env != nullptr && *hvd_mpirun_env != '\0') return std::string{hvd_mpirun_env};
+  std::string name = "mpirun";
+  if (hvd_mpirun_env != nullptr && *hvd_mpirun_env != '\0') {
+    name = hvd_mpirun_env;
+    if (name.find('/') != std::string::npos) return name;  // a path is taken as given; a bare name is looked up
+  }
   std::istringstream dirs(path_env != nullptr ? path_env : "");
   for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? std::string{"."} : dir) + "/mpirun";
+    const std::string candidate = (dir.empty() ? std::string{"."} : dir) + "/" + name;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return std::nullopt;

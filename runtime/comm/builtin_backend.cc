@@ -14,6 +14,13 @@ namespace {
 
 CpuConnection connect_builtin(const EnvLookup& env) {
   Placement place = read_placement(env);
+  // Under mpirun without hvdrun's placement each rank would be a job of one, and training would silently stop
+  // averaging: refuse instead.
+  if (auto world = env("OMPI_COMM_WORLD_SIZE"); world && *world != "1" && !place.from_launcher) {
+    throw Error("this rank was started by mpirun (OMPI_COMM_WORLD_SIZE=" + *world +
+                ") but the builtin backend was asked for (HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS); set them to "
+                "mpi or unset them, or launch with hvdrun without --mpi");
+  }
   Topology topo;
   topo.rank = place.rank;
   topo.size = place.size;

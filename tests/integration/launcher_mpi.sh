@@ -93,16 +93,18 @@ done
 pass "--mpi -np 2: both ranks ran under mpirun, output tagged by rank"
 
 # --verbose shows the command; HOROVOD_* goes by name, -x and --mpi-args reach the workers; the secret does not.
+# hvdrun's own job variables (here as if inherited from an outer hvdrun job) reach no rank, local ones included.
 export HOROVOD_FUSION_THRESHOLD=1048576
-run_hvdrun 60 --mpi --verbose -np 2 -x FOO=bar --mpi-args "-x BAZ=qux" \
-  sh -c 'echo "env $HOROVOD_FUSION_THRESHOLD $FOO $BAZ ${HVD_SECRET:-no-secret}"'
+HVD_SECRET=s3cret HVD_STORE_ADDR=127.0.0.1:1 HOROVOD_RANK=0 HOROVOD_SIZE=1 \
+  run_hvdrun 60 --mpi --verbose -np 2 -x FOO=bar --mpi-args "-x BAZ=qux" \
+  sh -c 'echo "env $HOROVOD_FUSION_THRESHOLD $FOO $BAZ ${HVD_SECRET:-no-secret} ${HVD_STORE_ADDR:-no-store} ${HOROVOD_RANK:-no-rank}"'
 unset HOROVOD_FUSION_THRESHOLD
 expect_rc 0 "--mpi --verbose -x --mpi-args"
 expect_err "-bind-to none -map-by slot" "--verbose"
 expect_err "-x HOROVOD_FUSION_THRESHOLD " "--verbose"
 expect_err "-x FOO=bar -x BAZ=qux sh -c " "--verbose"
-[ "$(grep -cE "^\[[0-9]+,[01]\]<stdout>:env 1048576 bar qux no-secret$" <<<"$OUT")" -eq 2 ] ||
-  { echo "$OUT"; fail "workers lack HOROVOD_FUSION_THRESHOLD, -x FOO=bar or --mpi-args -x BAZ=qux"; }
+[ "$(grep -cE "^\[[0-9]+,[01]\]<stdout>:env 1048576 bar qux no-secret no-store no-rank$" <<<"$OUT")" -eq 2 ] ||
+  { echo "$OUT"; fail "workers lack HOROVOD_FUSION_THRESHOLD, -x FOO=bar or --mpi-args -x BAZ=qux, or see HVD_*/HOROVOD_RANK"; }
 pass "--verbose prints the mpirun command; HOROVOD_*, -x and --mpi-args reach the workers"
 
 # A rank that fails: mpirun stops the job and its exit code (the rank's, 3) is hvdrun's.

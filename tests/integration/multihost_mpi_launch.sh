@@ -40,12 +40,13 @@ done
 pass "--mpi -np 4 -H h1:2,h2:2: ranks 0,1 on h1 and 2,3 on h2, output tagged by rank"
 
 # -x and HOROVOD_* cross to the remote hosts with mpirun's own -x.
-export HOROVOD_CYCLE_TIME=7
-mpi_on_cluster 90 -x FOO=bar -- sh -c 'echo "env $(hostname) $FOO $HOROVOD_CYCLE_TIME"'
-unset HOROVOD_CYCLE_TIME
+export HOROVOD_CYCLE_TIME=7 OMP_NUM_THREADS=3
+mpi_on_cluster 90 -x FOO=bar -- sh -c 'echo "env $(hostname) $FOO $HOROVOD_CYCLE_TIME $OMP_NUM_THREADS"'
+unset HOROVOD_CYCLE_TIME OMP_NUM_THREADS
 expect_rc 0 "--mpi -x across hosts"
-[ "$(grep -cE "<stdout>:env h[12] bar 7$" <<<"$OUT")" -eq 4 ] || { echo "$OUT"; fail "remote ranks lack -x FOO or HOROVOD_*"; }
-pass "-x FOO=bar and HOROVOD_CYCLE_TIME reach the ranks on h1 and h2"
+[ "$(grep -cE "<stdout>:env h[12] bar 7 3$" <<<"$OUT")" -eq 4 ] ||
+  { echo "$OUT"; fail "remote ranks lack -x FOO, HOROVOD_* or OMP_*"; }
+pass "-x FOO=bar, HOROVOD_CYCLE_TIME and OMP_NUM_THREADS reach the ranks on h1 and h2"
 
 # A rank on h2 fails: mpirun stops the others and its daemons; hvdrun exits with the rank's code.
 mpi_on_cluster 90 -- sh -c ': HVD_MH_TAG; [ "$OMPI_COMM_WORLD_RANK" = 3 ] && exit 3; sleep 61'

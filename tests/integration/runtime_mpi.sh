@@ -40,6 +40,14 @@ expect_err "needs ranks started by mpirun" "MPI asked for under plain hvdrun"
 expect_err "hvdrun --mpi" "MPI asked for under plain hvdrun"
 pass "HOROVOD_CPU_OPERATIONS=mpi without mpirun is refused"
 
+# The reverse: ranks mpirun started asking for the built-in backend would each be a job of one; refused.
+OUT=$(HOROVOD_CONTROLLER=gloo timeout 120 mpirun "${mpi_flags[@]}" -np 2 "$HVD_BIN/hvd_conformance" --quick 2>&1) &&
+  RC=0 || RC=$?
+[ "$RC" -ne 0 ] || fail "HOROVOD_CONTROLLER=gloo under mpirun succeeded: $(grep 'all ops ok' <<<"$OUT")"
+grep -q "started by mpirun (OMPI_COMM_WORLD_SIZE=2) but the builtin backend was asked for" <<<"$OUT" ||
+  fail "HOROVOD_CONTROLLER=gloo under mpirun: no clear error: $(tail -5 <<<"$OUT")"
+pass "HOROVOD_CONTROLLER=gloo under mpirun is refused, not run as jobs of one"
+
 HOROVOD_CONTROLLER=mpi HOROVOD_CPU_OPERATIONS=builtin run_hvdrun 60 -np 1 "$HVD_BIN/hvd_conformance" --quick
 [ "$RC" -ne 0 ] || fail "contradicting HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS succeeded"
 expect_err "disagree" "contradicting backend variables"

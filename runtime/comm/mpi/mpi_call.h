@@ -22,4 +22,11 @@ inline void mpi_check(int code, const char* call, const std::string& where) {
   if (code != MPI_SUCCESS) throw Error(where + ": " + call + " failed: " + mpi_error_text(code));
 }
 
+// Whether the program already ended MPI (objects must then not be freed: Open MPI aborts on any call).
+inline bool mpi_finalized() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
+}
+
 }  // namespace hvd::detail

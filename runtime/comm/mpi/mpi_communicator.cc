@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "runtime/comm/mpi/mpi_call.h"
 #include "runtime/comm/mpi/mpi_links.h"
@@ -18,56 +19,55 @@ namespace {
 constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
 constexpr std::size_t kHostnameBytes = 256;
 
-int as_count(std::size_t n, const std::string& where, const char* what) {
-  if (n > static_cast<std::size_t>(INT_MAX)) {
-    throw Error(where + ": " + what + " of " + std::to_string(n) +
-                " bytes exceeds what one MPI call can move (2 GiB); split the tensor");
-  }
-  return static_cast<int>(n);
-}
+bool fits_int(std::size_t n) { return n <= static_cast<std::size_t>(INT_MAX); }
 
-// Byte counts and displacements for the v-collectives.
+// Byte counts and displacements for the v-collectives; nullopt when some count or offset is past INT_MAX (the
+// caller then runs hvd's own algorithm over MPI point-to-point, which moves any size).
 struct Layout {
   std::vector<int> counts, displs;
 };
-Layout layout_of(const std::vector<std::size_t>& bytes, const std::string& where, const char* what) {
+std::optional<Layout> layout_of(const std::vector<std::size_t>& bytes) {
   Layout l;
   std::size_t offset = 0;
   for (auto b : bytes) {
-    l.counts.push_back(as_count(b, where, what));
-    l.displs.push_back(as_count(offset, where, what));
+    if (!fits_int(b) || !fits_int(offset)) return std::nullopt;
+    l.counts.push_back(static_cast<int>(b));
+    l.displs.push_back(static_cast<int>(offset));
     offset += b;
   }
-  as_count(offset, where, what);
+  if (!fits_int(offset)) return std::nullopt;
   return l;
 }
 
-// Setup runs under MPI_COMM_WORLD's handler (errors abort, as MPI does by default); every later call returns.
+constexpr const char* kSetup = "MPI backend setup";
+
 MPI_Comm returning_errors(MPI_Comm comm) {
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  mpi_check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler", kSetup);
   return comm;
 }
 
 MPI_Comm dup_world() {
   MPI_Comm world = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &world);
+  mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &world), "MPI_Comm_dup", kSetup);
   return world;
 }
 
 MPI_Comm split_shared(MPI_Comm world) {
   int rank = 0;
-  MPI_Comm_rank(world, &rank);
+  mpi_check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank", kSetup);
   MPI_Comm local = MPI_COMM_NULL;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  mpi_check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local), "MPI_Comm_split_type",
+            kSetup);
   return local;
 }
 
+// Key = world rank: cross rank is then the host's index in rank order, as on the built-in backend.
 MPI_Comm split_by_local_rank(MPI_Comm world, MPI_Comm local) {
   int rank = 0, local_rank = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_rank(local, &local_rank);
+  mpi_check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank", kSetup);
+  mpi_check(MPI_Comm_rank(local, &local_rank), "MPI_Comm_rank", kSetup);
   MPI_Comm cross = MPI_COMM_NULL;
-  MPI_Comm_split(world, local_rank, rank, &cross);
+  mpi_check(MPI_Comm_split(world, local_rank, rank, &cross), "MPI_Comm_split", kSetup);
   return cross;
 }
 
@@ -90,11 +90,16 @@ MpiSession::MpiSession() {
     if (rc != MPI_SUCCESS) throw Error("MPI backend: MPI_Init_thread failed: " + mpi_error_text(rc));
     started_here_ = true;
   }
+  // hvd calls MPI from its background thread, not the one that started MPI: that needs SERIALIZED at least.
+  if (provided < MPI_THREAD_SERIALIZED) {
+    throw Error("MPI backend: MPI gives thread level " + std::to_string(provided) +
+                " but hvd calls MPI from its background thread, which needs MPI_THREAD_SERIALIZED or more; start "
+                "MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let hvd::init() start it");
+  }
   if (provided < MPI_THREAD_MULTIPLE) {
     spdlog::warn(
-        "MPI gives thread level {} where hvd asks for MPI_THREAD_MULTIPLE ({}): hvd calls MPI from its "
-        "background thread only, but MPI calls of your own from other threads are then unsafe",
-        provided, static_cast<int>(MPI_THREAD_MULTIPLE));
+        "MPI gives MPI_THREAD_SERIALIZED where hvd asks for MPI_THREAD_MULTIPLE: your own MPI calls must "
+        "never run while hvd's background thread runs (between hvd::init() and hvd::shutdown())");
   }
 }
 
@@ -103,7 +108,7 @@ MpiSession::~MpiSession() {
 }
 
 MpiComm::~MpiComm() {
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (comm_ != MPI_COMM_NULL && !mpi_finalized()) MPI_Comm_free(&comm_);
 }
 
 MpiCommunicator::MpiCommunicator(const std::string& hostname)
@@ -118,7 +123,7 @@ MpiCommunicator::MpiCommunicator(const std::string& hostname)
   MPI_Comm_rank(cross_.get(), &topology_.cross_rank);
   MPI_Comm_size(cross_.get(), &topology_.cross_size);
   topology_.hostname = hostname;
-  const std::string setup = "MPI backend setup on rank " + std::to_string(topology_.rank) + " (" + hostname + ")";
+  const std::string setup = std::string(kSetup) + " on rank " + std::to_string(topology_.rank) + " (" + hostname + ")";
 
   // Every rank's host, for error messages and the stall inspector.
   std::vector<char> names(kHostnameBytes * static_cast<std::size_t>(topology_.size), '\0');
@@ -155,13 +160,18 @@ void MpiCommunicator::cross_allreduce(void* data, std::size_t count, DataType dt
 }
 
 void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
-  if (static_cast<int>(bytes.size()) != topology_.size)
+  if (static_cast<int>(bytes.size()) != topology_.size) {
     throw Error(where("allgatherv") + ": one size per rank expected");
-  const Layout l = layout_of(bytes, where("allgatherv"), "the gathered tensor");
+  }
+  const auto l = layout_of(bytes);
+  if (!l) {
+    MpiLinks links(world_.get(), topology_.rank, topology_.size, where("allgatherv"));
+    return ring_allgatherv(links, in, out, bytes);
+  }
   auto* o = static_cast<std::uint8_t*>(out);
-  const bool in_place = in == o + l.displs[topology_.rank];
-  mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : in, l.counts[topology_.rank], MPI_BYTE, out, l.counts.data(),
-                           l.displs.data(), MPI_BYTE, world_.get()),
+  const bool in_place = in == o + l->displs[topology_.rank];
+  mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : in, l->counts[topology_.rank], MPI_BYTE, out, l->counts.data(),
+                           l->displs.data(), MPI_BYTE, world_.get()),
             "MPI_Allgatherv", where("allgatherv"));
 }
 
@@ -181,9 +191,12 @@ void MpiCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
   if (static_cast<int>(send_bytes.size()) != n || static_cast<int>(recv_bytes.size()) != n) {
     throw Error(where("alltoallv") + ": split sizes do not match the " + std::to_string(n) + " ranks");
   }
-  const Layout s = layout_of(send_bytes, where("alltoallv"), "the sent tensor");
-  const Layout r = layout_of(recv_bytes, where("alltoallv"), "the received tensor");
-  mpi_check(MPI_Alltoallv(in, s.counts.data(), s.displs.data(), MPI_BYTE, out, r.counts.data(), r.displs.data(),
+  const auto s = layout_of(send_bytes), r = layout_of(recv_bytes);
+  if (!s || !r) {
+    MpiLinks links(world_.get(), topology_.rank, topology_.size, where("alltoallv"));
+    return pairwise_alltoallv(links, in, send_bytes, out, recv_bytes);
+  }
+  mpi_check(MPI_Alltoallv(in, s->counts.data(), s->displs.data(), MPI_BYTE, out, r->counts.data(), r->displs.data(),
                           MPI_BYTE, world_.get()),
             "MPI_Alltoallv", where("alltoallv"));
 }
@@ -196,10 +209,13 @@ void MpiCommunicator::reducescatter(const void* in, void* out, const std::vector
   std::vector<int> c;
   std::size_t total = 0;
   for (auto n : counts) {
-    c.push_back(as_count(n, where("reducescatter"), "a block"));
+    c.push_back(static_cast<int>(std::min<std::size_t>(n, INT_MAX)));
     total += n;
   }
-  as_count(total, where("reducescatter"), "the tensor");
+  if (!fits_int(total)) {
+    MpiLinks links(world_.get(), topology_.rank, topology_.size, where("reducescatter"));
+    return ring_reducescatter(links, in, out, counts, dtype, op, scratch_);
+  }
   mpi_check(MPI_Reduce_scatter(in, out, c.data(), types_.type(dtype), types_.op(dtype, op), world_.get()),
             "MPI_Reduce_scatter", where("reducescatter"));
 }
@@ -213,16 +229,20 @@ void MpiCommunicator::barrier() { mpi_check(MPI_Barrier(world_.get()), "MPI_Barr
 
 std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine) {
   const int n = topology_.size;
-  int length = as_count(mine.size(), where("negotiation gather"), "a message");
+  // Negotiation messages are small; one past 2 GiB in all would be a bug upstream, not a size to support.
+  if (!fits_int(mine.size()))
+    throw Error(where("negotiation gather") + ": a message of " + std::to_string(mine.size()) + " bytes");
+  int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(n));
   mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world_.get()), "MPI_Gather",
             where("negotiation gather"));
   std::vector<int> displs(static_cast<std::size_t>(n), 0);
   std::size_t total = 0;
   for (int r = 0; r < n; ++r) {
-    displs[r] = static_cast<int>(total);
+    displs[r] = static_cast<int>(std::min<std::size_t>(total, INT_MAX));
     total += static_cast<std::size_t>(lengths[r]);
   }
+  if (!fits_int(total)) throw Error(where("negotiation gather") + ": " + std::to_string(total) + " bytes in all");
   std::string all(topology_.rank == 0 ? total : 0, '\0');
   mpi_check(
       MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE, 0, world_.get()),

@@ -2,8 +2,12 @@
 // HOROVOD_CONTROLLER / HOROVOD_CPU_OPERATIONS say mpi (comm/cpu_backend.h). Ranks, sizes and hosts come from MPI:
 // the world communicator (a duplicate, so the program's own MPI traffic never mixes with ours), the local one
 // from MPI_Comm_split_type(SHARED) and the cross one split by local rank.
-// MPI is started with MPI_THREAD_MULTIPLE (a warning if the library gives less) unless the program started it;
-// hvd finalizes only what it started, and MPI cannot start twice in one process.
+// MPI is started with MPI_THREAD_MULTIPLE unless the program started it (SERIALIZED is accepted with a warning,
+// less refused: hvd calls MPI from its background thread); hvd finalizes only what it started, and MPI cannot
+// start twice in one process. A program that started MPI must call hvd::shutdown() before its MPI_Finalize.
+// Sizes past MPI's int counts take hvd's own algorithms over MPI point-to-point (MpiLinks) instead.
+// Unlike the built-in transport, MPI's waits poll (Open MPI yields the core when oversubscribed, or with
+// mpi_yield_when_idle, which hvdrun --mpi sets when ranks outnumber cores).
 #pragma once
 
 #include <mpi.h>

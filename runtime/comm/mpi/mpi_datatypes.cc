@@ -1,33 +1,30 @@
 #include "runtime/comm/mpi/mpi_datatypes.h"
 
-#include <cstring>
-
 #include "hvd/error.h"
+#include "runtime/comm/mpi/mpi_call.h"
 #include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
 namespace {
 
-constexpr const char* kFloat16Name = "hvd_float16";
-constexpr const char* kBFloat16Name = "hvd_bfloat16";
-
-// MPI user ops see only the MPI datatype; the name set at creation says which 16-bit format it is.
-DataType half_type_of(MPI_Datatype type) {
-  char name[MPI_MAX_OBJECT_NAME];
-  int length = 0;
-  MPI_Type_get_name(type, name, &length);
-  return std::strcmp(name, kBFloat16Name) == 0 ? DataType::kBFloat16 : DataType::kFloat16;
+// One user op per 16-bit format and reduction, so the op never has to ask MPI which format it was given. noexcept:
+// the kernels do not throw for these ops, and nothing may unwind through MPI's C frames.
+template <DataType kType, ReduceOp kOp>
+void reduce_half(void* in, void* inout, int* length, MPI_Datatype*) noexcept {
+  reduce(inout, in, inout, static_cast<std::size_t>(*length), kType, kOp);
 }
 
-template <ReduceOp kOp>
-void reduce_half(void* in, void* inout, int* length, MPI_Datatype* type) {
-  reduce(inout, in, inout, static_cast<std::size_t>(*length), half_type_of(*type), kOp);
+template <DataType kType>
+void create_ops(MPI_Op (&ops)[4]) {
+  MPI_Op_create(&reduce_half<kType, ReduceOp::kSum>, 1, &ops[0]);
+  MPI_Op_create(&reduce_half<kType, ReduceOp::kMin>, 1, &ops[1]);
+  MPI_Op_create(&reduce_half<kType, ReduceOp::kMax>, 1, &ops[2]);
+  MPI_Op_create(&reduce_half<kType, ReduceOp::kProduct>, 1, &ops[3]);
 }
 
-MPI_Datatype make_half(const char* name) {
+MPI_Datatype make_half() {
   MPI_Datatype t;
   MPI_Type_contiguous(2, MPI_BYTE, &t);
-  MPI_Type_set_name(t, name);
   MPI_Type_commit(&t);
   return t;
 }
@@ -49,15 +46,16 @@ int op_index(ReduceOp op) {
 
 }  // namespace
 
-MpiDatatypes::MpiDatatypes() : float16_(make_half(kFloat16Name)), bfloat16_(make_half(kBFloat16Name)) {
-  MPI_Op_create(&reduce_half<ReduceOp::kSum>, 1, &half_ops_[0]);
-  MPI_Op_create(&reduce_half<ReduceOp::kMin>, 1, &half_ops_[1]);
-  MPI_Op_create(&reduce_half<ReduceOp::kMax>, 1, &half_ops_[2]);
-  MPI_Op_create(&reduce_half<ReduceOp::kProduct>, 1, &half_ops_[3]);
+MpiDatatypes::MpiDatatypes() : float16_(make_half()), bfloat16_(make_half()) {
+  create_ops<DataType::kFloat16>(float16_ops_);
+  create_ops<DataType::kBFloat16>(bfloat16_ops_);
 }
 
 MpiDatatypes::~MpiDatatypes() {
-  for (auto& op : half_ops_) MPI_Op_free(&op);
+  // A program that started MPI may also have ended it before hvd's atexit shutdown: freeing then would abort.
+  if (mpi_finalized()) return;
+  for (auto& op : float16_ops_) MPI_Op_free(&op);
+  for (auto& op : bfloat16_ops_) MPI_Op_free(&op);
   MPI_Type_free(&float16_);
   MPI_Type_free(&bfloat16_);
 }
@@ -91,7 +89,8 @@ MPI_Datatype MpiDatatypes::type(DataType dtype) const {
 }
 
 MPI_Op MpiDatatypes::op(DataType dtype, ReduceOp op) const {
-  if (dtype == DataType::kFloat16 || dtype == DataType::kBFloat16) return half_ops_[op_index(op)];
+  if (dtype == DataType::kFloat16) return float16_ops_[op_index(op)];
+  if (dtype == DataType::kBFloat16) return bfloat16_ops_[op_index(op)];
   // hvd's bool semantics: sum and max are "or", product and min are "and".
   if (dtype == DataType::kBool) return op == ReduceOp::kSum || op == ReduceOp::kMax ? MPI_LOR : MPI_LAND;
   switch (op_index(op)) {

@@ -1,6 +1,6 @@
 // hvd data types and reduce ops in MPI terms. MPI has no float16/bfloat16: they travel as 2-byte types of their
 // own, reduced by user ops that call hvd's kernels (the same arithmetic as the built-in backend). The types and
-// ops belong to this object and are freed before MPI_Finalize.
+// ops belong to this object and are freed before MPI_Finalize (or not at all if the program finalized first).
 #pragma once
 
 #include <mpi.h>
@@ -23,7 +23,9 @@ class MpiDatatypes {
  private:
   MPI_Datatype float16_ = MPI_DATATYPE_NULL;
   MPI_Datatype bfloat16_ = MPI_DATATYPE_NULL;
-  MPI_Op half_ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};  // sum, min, max, product
+  // sum, min, max, product
+  MPI_Op float16_ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  MPI_Op bfloat16_ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
 };
 
 }  // namespace hvd::detail
