@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "hvd/error.h"
+#include "runtime/engine/layout.h"
 #include "runtime/engine/scale.h"
 
 namespace hvd::detail {
@@ -13,16 +14,6 @@ namespace {
 bool is_integer(DataType d) {
   return d != DataType::kFloat16 && d != DataType::kBFloat16 && d != DataType::kFloat32 && d != DataType::kFloat64 &&
          d != DataType::kBool;
-}
-
-std::vector<std::int64_t> tail(const std::vector<std::int64_t>& shape) {
-  return shape.empty() ? std::vector<std::int64_t>{} : std::vector<std::int64_t>(shape.begin() + 1, shape.end());
-}
-
-// Rows of a reducescatter that rank r receives: the first ranks get one more when they do not divide evenly.
-std::int64_t rows_of(std::int64_t dim0, int r, int size) { return dim0 / size + (r < dim0 % size ? 1 : 0); }
-std::int64_t first_row(std::int64_t dim0, int r, int size) {
-  return r * (dim0 / size) + std::min<std::int64_t>(r, dim0 % size);
 }
 
 // Average and postscale in one pass where the dtype allows it.
@@ -267,19 +258,11 @@ void Executor::reducescatter(const Response& r, Entries& es, Outcome& out) {
 }
 
 void Executor::allgather(const Response& r, Entries& es, Outcome& out) {
-  const std::size_t row_bytes = static_cast<std::size_t>(num_elements(tail(r.shapes[0]))) * size_of(r.dtype);
-  std::vector<std::size_t> bytes(static_cast<std::size_t>(size_));
-  std::int64_t rows = 0;
-  for (int q = 0; q < size_; ++q) {
-    bytes[q] = static_cast<std::size_t>(r.rank_rows[q]) * row_bytes;
-    rows += r.rank_rows[q];
-  }
-  auto shape = r.shapes[0];
-  shape[0] = rows;
-  void* o = output_for(es[0] ? &*es[0] : nullptr, r.dtype, shape, out, scratch_);
+  const AllgatherLayout l = allgather_layout(r, size_);
+  void* o = output_for(es[0] ? &*es[0] : nullptr, r.dtype, l.output_shape, out, scratch_);
   const void* in = es[0] ? es[0]->input.data : nullptr;
-  if (rows == 0 || row_bytes == 0) return;
-  data_plane([&] { comm_.allgatherv(in, o, bytes); });
+  if (l.empty) return;
+  data_plane([&] { comm_.allgatherv(in, o, l.bytes); });
 }
 
 void Executor::broadcast(const Response& r, Entries& es, Outcome&) {
@@ -291,24 +274,11 @@ void Executor::broadcast(const Response& r, Entries& es, Outcome&) {
 }
 
 void Executor::alltoall(const Response& r, Entries& es, Outcome& out) {
-  const std::size_t row_bytes = static_cast<std::size_t>(num_elements(tail(r.shapes[0]))) * size_of(r.dtype);
-  std::vector<std::size_t> send(static_cast<std::size_t>(size_)), recv(static_cast<std::size_t>(size_));
-  std::vector<std::int64_t> received(static_cast<std::size_t>(size_));
-  std::int64_t rows = 0;
-  std::size_t moved = 0;
-  for (int q = 0; q < size_; ++q) {
-    send[q] = static_cast<std::size_t>(r.splits[static_cast<std::size_t>(rank_) * size_ + q]) * row_bytes;
-    received[q] = r.splits[static_cast<std::size_t>(q) * size_ + rank_];
-    recv[q] = static_cast<std::size_t>(received[q]) * row_bytes;
-    rows += received[q];
-  }
-  for (auto s : r.splits) moved += static_cast<std::size_t>(s);
-  auto shape = r.shapes[0];
-  shape[0] = rows;
-  void* o = output_for(es[0] ? &*es[0] : nullptr, r.dtype, shape, out, scratch_);
-  if (es[0]) es[0]->handle->received_splits = received;
-  if (moved == 0 || row_bytes == 0) return;
-  data_plane([&] { comm_.alltoallv(es[0]->input.data, send, o, recv); });
+  AlltoallLayout l = alltoall_layout(r, rank_, size_);
+  void* o = output_for(es[0] ? &*es[0] : nullptr, r.dtype, l.output_shape, out, scratch_);
+  if (es[0]) es[0]->handle->received_splits = std::move(l.received_rows);
+  if (l.empty) return;
+  data_plane([&] { comm_.alltoallv(es[0]->input.data, l.send_bytes, o, l.recv_bytes); });
 }
 
 }  // namespace hvd::detail

@@ -8,18 +8,11 @@
 #include "runtime/comm/nccl/cuda_error.h"
 #include "runtime/comm/nccl/nccl_backend.h"
 #include "runtime/comm/nccl/nccl_types.h"
+#include "runtime/engine/layout.h"
 
 namespace hvd::detail {
 namespace {
 
-std::vector<std::int64_t> tail(const std::vector<std::int64_t>& shape) {
-  return shape.empty() ? std::vector<std::int64_t>{} : std::vector<std::int64_t>(shape.begin() + 1, shape.end());
-}
-// Rows of a reducescatter that rank r receives: the first ranks get one more when they do not divide evenly.
-std::int64_t rows_of(std::int64_t dim0, int r, int size) { return dim0 / size + (r < dim0 % size ? 1 : 0); }
-std::int64_t first_row(std::int64_t dim0, int r, int size) {
-  return r * (dim0 / size) + std::min<std::int64_t>(r, dim0 % size);
-}
 std::size_t elements(const std::vector<std::int64_t>& shape) { return static_cast<std::size_t>(num_elements(shape)); }
 bool is_floating(DataType d) {
   return d == DataType::kFloat16 || d == DataType::kBFloat16 || d == DataType::kFloat32 || d == DataType::kFloat64;
@@ -189,20 +182,12 @@ void NcclBackend::reducescatter(Op& op) {
 }
 
 void NcclBackend::allgather(Op& op) {
-  const Response& r = op.r;
   const int size = topology_.size, rank = topology_.rank;
-  const std::size_t row_bytes = elements(tail(r.shapes[0])) * size_of(r.dtype);
-  std::vector<std::size_t> bytes(static_cast<std::size_t>(size));
-  std::int64_t rows = 0;
-  for (int q = 0; q < size; ++q) {
-    bytes[q] = static_cast<std::size_t>(r.rank_rows[q]) * row_bytes;
-    rows += r.rank_rows[q];
-  }
-  auto shape = r.shapes[0];
-  shape[0] = rows;
-  auto* out = static_cast<std::byte*>(output_for(op, 0, shape));
+  const AllgatherLayout l = allgather_layout(op.r, size);
+  const auto& bytes = l.bytes;
+  auto* out = static_cast<std::byte*>(output_for(op, 0, l.output_shape));
   const void* in = op.es[0] ? op.es[0]->input.data : nullptr;
-  if (rows == 0 || row_bytes == 0) return;
+  if (l.empty) return;
   if (std::all_of(bytes.begin(), bytes.end(), [&](std::size_t b) { return b == bytes[0]; })) {
     check_nccl(ncclAllGather(in, out, bytes[0], ncclUint8, op.comm(), op.stream()), "ncclAllGather", op.comm(),
                op.where);
@@ -232,22 +217,12 @@ void NcclBackend::broadcast(Op& op) {
 }
 
 void NcclBackend::alltoall(Op& op) {
-  const Response& r = op.r;
   const int size = topology_.size, rank = topology_.rank;
-  const std::size_t row_bytes = elements(tail(r.shapes[0])) * size_of(r.dtype);
-  std::vector<std::size_t> send(static_cast<std::size_t>(size)), recv(static_cast<std::size_t>(size));
-  std::vector<std::int64_t> received(static_cast<std::size_t>(size));
-  std::int64_t rows = 0;
-  for (int q = 0; q < size; ++q) {
-    send[q] = static_cast<std::size_t>(r.splits[static_cast<std::size_t>(rank) * size + q]) * row_bytes;
-    received[q] = r.splits[static_cast<std::size_t>(q) * size + rank];
-    recv[q] = static_cast<std::size_t>(received[q]) * row_bytes;
-    rows += received[q];
-  }
-  auto shape = r.shapes[0];
-  shape[0] = rows;
-  auto* out = static_cast<std::byte*>(output_for(op, 0, shape));
-  if (op.es[0]) op.es[0]->handle->received_splits = received;
+  const AlltoallLayout l = alltoall_layout(op.r, rank, size);
+  const auto& send = l.send_bytes;
+  const auto& recv = l.recv_bytes;
+  auto* out = static_cast<std::byte*>(output_for(op, 0, l.output_shape));
+  if (op.es[0]) op.es[0]->handle->received_splits = l.received_rows;
   const auto* in = static_cast<const std::byte*>(op.es[0]->input.data);  // validation refuses joined ranks
   std::size_t send_off = 0, recv_off = 0;
   NcclGroup group(op.where);
