@@ -93,16 +93,8 @@ MPI_Op MpiDatatypes::op(DataType dtype, ReduceOp op) const {
   if (dtype == DataType::kBFloat16) return bfloat16_ops_[op_index(op)];
   // hvd's bool semantics: sum and max are "or", product and min are "and".
   if (dtype == DataType::kBool) return op == ReduceOp::kSum || op == ReduceOp::kMax ? MPI_LOR : MPI_LAND;
-  switch (op_index(op)) {
-    case 0:
-      return MPI_SUM;
-    case 1:
-      return MPI_MIN;
-    case 2:
-      return MPI_MAX;
-    default:
-      return MPI_PROD;
-  }
+  const MPI_Op native[4] = {MPI_SUM, MPI_MIN, MPI_MAX, MPI_PROD};  // in op_index order
+  return native[op_index(op)];
 }
 
 }  // namespace hvd::detail

@@ -1,5 +1,7 @@
 #include "runtime/comm/tcp/tcp_communicator.h"
 
+#include <algorithm>
+
 #include "hvd/error.h"
 #include "runtime/reduce/reduce.h"
 
@@ -20,19 +22,17 @@ void TcpCommunicator::allreduce(void* data, std::size_t count, DataType dtype, R
 
 void TcpCommunicator::cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
   if (topology_.cross_size == 1) return;
-  // The ranks with this local rank, in host order: hosts[] lists every rank's host.
-  std::vector<int> members;
-  int me = -1;
-  for (int r = 0; r < topology_.size; ++r) {
-    const auto& host = topology_.hosts[static_cast<std::size_t>(r)];
-    int local = 0;
-    for (int q = 0; q < r; ++q) local += topology_.hosts[static_cast<std::size_t>(q)] == host;
-    if (local != topology_.local_rank) continue;
-    if (r == topology_.rank) me = static_cast<int>(members.size());
-    members.push_back(r);
+  if (cross_members_.empty()) {
+    // The ranks with this rank's local rank, in rank order (hosts[r] is rank r's host); found once.
+    for (int r = 0; r < topology_.size; ++r) {
+      const auto& host = topology_.hosts[static_cast<std::size_t>(r)];
+      if (std::count(topology_.hosts.begin(), topology_.hosts.begin() + r, host) != topology_.local_rank) continue;
+      if (r == topology_.rank) cross_index_ = static_cast<int>(cross_members_.size());
+      cross_members_.push_back(r);
+    }
   }
   guarded("cross_allreduce", [&] {
-    SubLinks links(*mesh_, std::move(members), me);
+    SubLinks links(*mesh_, cross_members_, cross_index_);
     ring_allreduce(links, data, count, dtype, op, scratch_);
   });
 }

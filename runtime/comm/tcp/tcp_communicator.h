@@ -41,6 +41,8 @@ class TcpCommunicator : public Communicator {
   Topology topology_;
   std::unique_ptr<TcpMesh> mesh_;
   Scratch scratch_;
+  std::vector<int> cross_members_;  // cross_allreduce's group: global ranks, found at its first call
+  int cross_index_ = -1;            // this rank's place in it
 };
 
 template <class F>

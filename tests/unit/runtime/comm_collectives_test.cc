@@ -13,8 +13,14 @@ using namespace hvd::test;
 
 namespace {
 std::vector<Job> layouts() {
-  return {one_host(1), one_host(2), one_host(3), one_host(4), one_host(3, 4096),
-          hosts({"a", "b", "c"}), hosts({"a", "a", "b", "b"}), hosts({"a", "b", "a"})};
+  return {one_host(1),
+          one_host(2),
+          one_host(3),
+          one_host(4),
+          one_host(3, 4096),
+          hosts({"a", "b", "c"}),
+          hosts({"a", "a", "b", "b"}),
+          hosts({"a", "b", "a"})};
 }
 
 std::byte pattern(int from, int to, std::size_t i) { return static_cast<std::byte>(from * 31 + to * 7 + i * 13); }
@@ -46,7 +52,8 @@ TEST_CASE("allgatherv, broadcast and alltoallv move the right bytes") {
           std::vector<std::byte> b(s);
           for (std::size_t i = 0; i < s; ++i) b[i] = r == root ? pattern(root, 1, i) : std::byte{0};
           c.broadcast(b.data(), s, root);
-          for (std::size_t i = 0; i < s; ++i) if (b[i] != pattern(root, 1, i)) expect(false, "broadcast root " + std::to_string(root));
+          for (std::size_t i = 0; i < s; ++i)
+            if (b[i] != pattern(root, 1, i)) expect(false, "broadcast root " + std::to_string(root));
         }
         // alltoallv: rank r sends (r + p) % 3 * s / 2 + p bytes to p
         auto amount = [&](int from, int to) { return static_cast<std::size_t>((from + to) % 3) * s / 2 + to; };
@@ -93,8 +100,9 @@ TEST_CASE("reducescatter gives each rank the sum of its block") {
           for (std::size_t i = 0; i < counts[r]; ++i) {
             double want = 0;
             for (int p = 0; p < n; ++p) want += static_cast<double>((base + i + p) % 4);
-            if (get(t, out.data(), i) != want) expect(false, std::string("reducescatter ") + detail::dtype_name(t) + " size " +
-                                                      std::to_string(s) + " element " + std::to_string(i));
+            if (get(t, out.data(), i) != want)
+              expect(false, std::string("reducescatter ") + detail::dtype_name(t) + " size " + std::to_string(s) +
+                                " element " + std::to_string(i));
           }
         }
       }
@@ -147,9 +155,9 @@ TEST_CASE("adasum matches the reference combination tree on every layout") {
           c.adasum(buf.data(), count, t);
           for (std::size_t i = 0; i < count; ++i) {
             double got = get(t, buf.data(), i), want = get(t, reference[0].data(), i);
-            if (std::abs(got - want) > tol * (1 + std::abs(want))) expect(false,
-                   std::string("adasum ") + detail::dtype_name(t) + " element " + std::to_string(i) + ": got " +
-                       std::to_string(got) + ", want " + std::to_string(want));
+            if (std::abs(got - want) > tol * (1 + std::abs(want)))
+              expect(false, std::string("adasum ") + detail::dtype_name(t) + " element " + std::to_string(i) +
+                                ": got " + std::to_string(got) + ", want " + std::to_string(want));
           }
         }));
       }
@@ -177,4 +185,25 @@ TEST_CASE("topology is filled from the published host names") {
     expect(t.cross_rank == cross_rank[r] && t.cross_size == cross_size[r], "cross rank/size");
     expect(t.hosts == std::vector<std::string>{"a", "b", "a", "c"}, "hosts");
   }));
+}
+
+TEST_CASE("cross_allreduce sums over the ranks that share this rank's local rank, one per host") {
+  // Interleaved hosts ({a, b, b, a}) put the cross group in an order unlike the host order: the group must still
+  // line up on every member.
+  for (const auto& job : {one_host(3), hosts({"a", "b"}), hosts({"a", "a", "b", "b"}), hosts({"a", "b", "b", "a"}),
+                          hosts({"a", "b", "a"})}) {
+    CHECK_NOTHROW(run_ranks(job, [&](detail::Communicator& c, int r) {
+      const auto& host_of = job.hosts;
+      auto local_rank_of = [&](int q) {
+        return static_cast<int>(std::count(host_of.begin(), host_of.begin() + q, host_of[static_cast<std::size_t>(q)]));
+      };
+      double expected = 0;
+      for (int q = 0; q < static_cast<int>(host_of.size()); ++q)
+        if (local_rank_of(q) == local_rank_of(r)) expected += q + 1;
+      std::vector<double> v(1000, r + 1.0);
+      c.cross_allreduce(v.data(), v.size(), DataType::kFloat64, ReduceOp::kSum);
+      expect(v.front() == expected && v.back() == expected,
+             "rank " + std::to_string(r) + ": " + std::to_string(v.front()) + ", expected " + std::to_string(expected));
+    }));
+  }
 }
