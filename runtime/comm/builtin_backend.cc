@@ -21,13 +21,10 @@ CpuConnection connect_builtin(const EnvLookup& env) {
                 ") but the builtin backend was asked for (HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS); set them to "
                 "mpi or unset them, or launch with hvdrun without --mpi");
   }
+  // Rank, size and host are enough: the local and cross fields come from what the ranks publish at connect.
   Topology topo;
   topo.rank = place.rank;
   topo.size = place.size;
-  topo.local_rank = place.local_rank;
-  topo.local_size = place.local_size;
-  topo.cross_rank = place.cross_rank;
-  topo.cross_size = place.cross_size;
   topo.hostname = place.hostname;
   CpuConnection c;
   if (place.size == 1) {
