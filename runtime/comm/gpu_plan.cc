@@ -1,14 +1,8 @@
 #include "runtime/comm/gpu_plan.h"
 
+#include "runtime/reduce/reduce.h"
+
 namespace hvd::detail {
-namespace {
-
-bool is_floating(DataType d) {
-  return d == DataType::kFloat16 || d == DataType::kBFloat16 || d == DataType::kFloat32 || d == DataType::kFloat64;
-}
-
-}  // namespace
-
 std::string gpu_support_error(const Response& r) {
   if (!is_reduction(r.type)) return "";  // data movement works on bytes: every dtype
   if (r.reduce_op == ReduceOp::kAdasum) return "adasum is not available for GPU tensors; copy the tensor to the CPU";

@@ -7,14 +7,12 @@
 #include "hvd/error.h"
 #include "runtime/engine/layout.h"
 #include "runtime/engine/scale.h"
+#include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
 namespace {
 
-bool is_integer(DataType d) {
-  return d != DataType::kFloat16 && d != DataType::kBFloat16 && d != DataType::kFloat32 && d != DataType::kFloat64 &&
-         d != DataType::kBool;
-}
+bool is_integer(DataType d) { return !is_floating(d) && d != DataType::kBool; }
 
 // Average and postscale in one pass where the dtype allows it.
 double finish_factor(const Response& r, int size) {

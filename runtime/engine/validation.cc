@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runtime/comm/gpu_plan.h"
+#include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
 namespace {
@@ -144,9 +145,8 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
     }
     if (ref->reduce_op == ReduceOp::kAdasum) {
       if (ref->type != OpType::kAllreduce) return fail("adasum works only with allreduce");
-      bool is_float = ref->dtype == DataType::kFloat16 || ref->dtype == DataType::kBFloat16 ||
-                      ref->dtype == DataType::kFloat32 || ref->dtype == DataType::kFloat64;
-      if (!is_float) return fail(std::string("adasum needs a floating-point tensor, not ") + name_of(ref->dtype));
+      if (!is_floating(ref->dtype))
+        return fail(std::string("adasum needs a floating-point tensor, not ") + name_of(ref->dtype));
     }
     if (ref->type == OpType::kReducescatter && ref->shape.empty()) {
       return fail("a scalar cannot be scattered; reshape it to [1] or more rows");

@@ -39,11 +39,15 @@ struct Product {
 };
 struct Min {
   template <class T>
-  T operator()(T a, T b) const { return b < a ? b : a; }
+  T operator()(T a, T b) const {
+    return b < a ? b : a;
+  }
 };
 struct Max {
   template <class T>
-  T operator()(T a, T b) const { return a < b ? b : a; }
+  T operator()(T a, T b) const {
+    return a < b ? b : a;
+  }
 };
 
 template <class T, class Op>
@@ -85,17 +89,28 @@ void apply_bool(void* dst, const void* a, const void* b, std::size_t n, bool is_
 template <class Op>
 void dispatch(void* dst, const void* a, const void* b, std::size_t n, DataType dtype, Op op) {
   switch (dtype) {
-    case DataType::kUInt8: return apply<std::uint8_t>(dst, a, b, n, op);
-    case DataType::kInt8: return apply<std::int8_t>(dst, a, b, n, op);
-    case DataType::kUInt16: return apply<std::uint16_t>(dst, a, b, n, op);
-    case DataType::kInt16: return apply<std::int16_t>(dst, a, b, n, op);
-    case DataType::kInt32: return apply<std::int32_t>(dst, a, b, n, op);
-    case DataType::kInt64: return apply<std::int64_t>(dst, a, b, n, op);
-    case DataType::kFloat16: return apply_half<fp16::half_to_float, fp16::float_to_half>(dst, a, b, n, op);
-    case DataType::kBFloat16: return apply_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(dst, a, b, n, op);
-    case DataType::kFloat32: return apply<float>(dst, a, b, n, op);
-    case DataType::kFloat64: return apply<double>(dst, a, b, n, op);
-    case DataType::kBool: break;
+    case DataType::kUInt8:
+      return apply<std::uint8_t>(dst, a, b, n, op);
+    case DataType::kInt8:
+      return apply<std::int8_t>(dst, a, b, n, op);
+    case DataType::kUInt16:
+      return apply<std::uint16_t>(dst, a, b, n, op);
+    case DataType::kInt16:
+      return apply<std::int16_t>(dst, a, b, n, op);
+    case DataType::kInt32:
+      return apply<std::int32_t>(dst, a, b, n, op);
+    case DataType::kInt64:
+      return apply<std::int64_t>(dst, a, b, n, op);
+    case DataType::kFloat16:
+      return apply_half<fp16::half_to_float, fp16::float_to_half>(dst, a, b, n, op);
+    case DataType::kBFloat16:
+      return apply_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(dst, a, b, n, op);
+    case DataType::kFloat32:
+      return apply<float>(dst, a, b, n, op);
+    case DataType::kFloat64:
+      return apply<double>(dst, a, b, n, op);
+    case DataType::kBool:
+      break;
   }
 }
 
@@ -123,21 +138,28 @@ void scale_half(void* data, std::size_t n, double factor) {
 template <class F>
 void for_floating(DataType dtype, const char* what, F&& f) {
   switch (dtype) {
-    case DataType::kFloat16: return f([](const void* p, std::size_t i) {
-      return static_cast<double>(fp16::half_to_float(static_cast<const std::uint16_t*>(p)[i]));
-    }, [](void* p, std::size_t i, double v) {
-      static_cast<std::uint16_t*>(p)[i] = fp16::float_to_half(static_cast<float>(v));
-    });
-    case DataType::kBFloat16: return f([](const void* p, std::size_t i) {
-      return static_cast<double>(fp16::bfloat16_to_float(static_cast<const std::uint16_t*>(p)[i]));
-    }, [](void* p, std::size_t i, double v) {
-      static_cast<std::uint16_t*>(p)[i] = fp16::float_to_bfloat16(static_cast<float>(v));
-    });
-    case DataType::kFloat32: return f([](const void* p, std::size_t i) {
-      return static_cast<double>(static_cast<const float*>(p)[i]);
-    }, [](void* p, std::size_t i, double v) { static_cast<float*>(p)[i] = static_cast<float>(v); });
-    case DataType::kFloat64: return f([](const void* p, std::size_t i) { return static_cast<const double*>(p)[i]; },
-                                      [](void* p, std::size_t i, double v) { static_cast<double*>(p)[i] = v; });
+    case DataType::kFloat16:
+      return f(
+          [](const void* p, std::size_t i) {
+            return static_cast<double>(fp16::half_to_float(static_cast<const std::uint16_t*>(p)[i]));
+          },
+          [](void* p, std::size_t i, double v) {
+            static_cast<std::uint16_t*>(p)[i] = fp16::float_to_half(static_cast<float>(v));
+          });
+    case DataType::kBFloat16:
+      return f(
+          [](const void* p, std::size_t i) {
+            return static_cast<double>(fp16::bfloat16_to_float(static_cast<const std::uint16_t*>(p)[i]));
+          },
+          [](void* p, std::size_t i, double v) {
+            static_cast<std::uint16_t*>(p)[i] = fp16::float_to_bfloat16(static_cast<float>(v));
+          });
+    case DataType::kFloat32:
+      return f([](const void* p, std::size_t i) { return static_cast<double>(static_cast<const float*>(p)[i]); },
+               [](void* p, std::size_t i, double v) { static_cast<float*>(p)[i] = static_cast<float>(v); });
+    case DataType::kFloat64:
+      return f([](const void* p, std::size_t i) { return static_cast<const double*>(p)[i]; },
+               [](void* p, std::size_t i, double v) { static_cast<double*>(p)[i] = v; });
     default:
       throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + dtype_name(dtype) +
                   "; cast to float32 first");
@@ -146,41 +168,74 @@ void for_floating(DataType dtype, const char* what, F&& f) {
 
 }  // namespace
 
+bool is_floating(DataType dtype) {
+  return dtype == DataType::kFloat16 || dtype == DataType::kBFloat16 || dtype == DataType::kFloat32 ||
+         dtype == DataType::kFloat64;
+}
+
 std::size_t element_size(DataType dtype) {
   switch (dtype) {
-    case DataType::kUInt8: case DataType::kInt8: case DataType::kBool: return 1;
-    case DataType::kUInt16: case DataType::kInt16: case DataType::kFloat16: case DataType::kBFloat16: return 2;
-    case DataType::kInt32: case DataType::kFloat32: return 4;
-    case DataType::kInt64: case DataType::kFloat64: return 8;
+    case DataType::kUInt8:
+    case DataType::kInt8:
+    case DataType::kBool:
+      return 1;
+    case DataType::kUInt16:
+    case DataType::kInt16:
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+      return 2;
+    case DataType::kInt32:
+    case DataType::kFloat32:
+      return 4;
+    case DataType::kInt64:
+    case DataType::kFloat64:
+      return 8;
   }
   throw Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }
 
 const char* dtype_name(DataType dtype) {
   switch (dtype) {
-    case DataType::kUInt8: return "uint8";
-    case DataType::kInt8: return "int8";
-    case DataType::kUInt16: return "uint16";
-    case DataType::kInt16: return "int16";
-    case DataType::kInt32: return "int32";
-    case DataType::kInt64: return "int64";
-    case DataType::kFloat16: return "float16";
-    case DataType::kBFloat16: return "bfloat16";
-    case DataType::kFloat32: return "float32";
-    case DataType::kFloat64: return "float64";
-    case DataType::kBool: return "bool";
+    case DataType::kUInt8:
+      return "uint8";
+    case DataType::kInt8:
+      return "int8";
+    case DataType::kUInt16:
+      return "uint16";
+    case DataType::kInt16:
+      return "int16";
+    case DataType::kInt32:
+      return "int32";
+    case DataType::kInt64:
+      return "int64";
+    case DataType::kFloat16:
+      return "float16";
+    case DataType::kBFloat16:
+      return "bfloat16";
+    case DataType::kFloat32:
+      return "float32";
+    case DataType::kFloat64:
+      return "float64";
+    case DataType::kBool:
+      return "bool";
   }
   return "unknown";
 }
 
 const char* op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kSum: return "sum";
-    case ReduceOp::kAverage: return "average";
-    case ReduceOp::kMin: return "min";
-    case ReduceOp::kMax: return "max";
-    case ReduceOp::kProduct: return "product";
-    case ReduceOp::kAdasum: return "adasum";
+    case ReduceOp::kSum:
+      return "sum";
+    case ReduceOp::kAverage:
+      return "average";
+    case ReduceOp::kMin:
+      return "min";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kProduct:
+      return "product";
+    case ReduceOp::kAdasum:
+      return "adasum";
   }
   return "unknown";
 }
@@ -193,18 +248,21 @@ void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType
     return apply_bool(dst, a, b, count, op == ReduceOp::kProduct || op == ReduceOp::kMin);
   }
   switch (op) {
-    case ReduceOp::kSum: return dispatch(dst, a, b, count, dtype, Sum{});
-    case ReduceOp::kMin: return dispatch(dst, a, b, count, dtype, Min{});
-    case ReduceOp::kMax: return dispatch(dst, a, b, count, dtype, Max{});
-    case ReduceOp::kProduct: return dispatch(dst, a, b, count, dtype, Product{});
+    case ReduceOp::kSum:
+      return dispatch(dst, a, b, count, dtype, Sum{});
+    case ReduceOp::kMin:
+      return dispatch(dst, a, b, count, dtype, Min{});
+    case ReduceOp::kMax:
+      return dispatch(dst, a, b, count, dtype, Max{});
+    case ReduceOp::kProduct:
+      return dispatch(dst, a, b, count, dtype, Product{});
     default:
       throw Error(std::string("reduce: op ") + op_name(op) +
                   " is not a plain reduction (the engine scales for average; Adasum has its own collective)");
   }
 }
 
-void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_t count, DataType dtype,
-                 ReduceOp op) {
+void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {
   const std::size_t es = element_size(dtype);
   constexpr std::size_t kCopyBlockBytes = 16u << 10;  // well inside L1
   const std::size_t block = kCopyBlockBytes / es;
@@ -221,16 +279,26 @@ void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_
 
 void scale(void* data, std::size_t count, DataType dtype, double factor) {
   switch (dtype) {
-    case DataType::kUInt8: return scale_as<std::uint8_t>(data, count, factor);
-    case DataType::kInt8: return scale_as<std::int8_t>(data, count, factor);
-    case DataType::kUInt16: return scale_as<std::uint16_t>(data, count, factor);
-    case DataType::kInt16: return scale_as<std::int16_t>(data, count, factor);
-    case DataType::kInt32: return scale_as<std::int32_t>(data, count, factor);
-    case DataType::kInt64: return scale_as<std::int64_t>(data, count, factor);
-    case DataType::kFloat16: return scale_half<fp16::half_to_float, fp16::float_to_half>(data, count, factor);
-    case DataType::kBFloat16: return scale_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(data, count, factor);
-    case DataType::kFloat32: return scale_as<float>(data, count, factor);
-    case DataType::kFloat64: return scale_as<double>(data, count, factor);
+    case DataType::kUInt8:
+      return scale_as<std::uint8_t>(data, count, factor);
+    case DataType::kInt8:
+      return scale_as<std::int8_t>(data, count, factor);
+    case DataType::kUInt16:
+      return scale_as<std::uint16_t>(data, count, factor);
+    case DataType::kInt16:
+      return scale_as<std::int16_t>(data, count, factor);
+    case DataType::kInt32:
+      return scale_as<std::int32_t>(data, count, factor);
+    case DataType::kInt64:
+      return scale_as<std::int64_t>(data, count, factor);
+    case DataType::kFloat16:
+      return scale_half<fp16::half_to_float, fp16::float_to_half>(data, count, factor);
+    case DataType::kBFloat16:
+      return scale_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(data, count, factor);
+    case DataType::kFloat32:
+      return scale_as<float>(data, count, factor);
+    case DataType::kFloat64:
+      return scale_as<double>(data, count, factor);
     case DataType::kBool:
       if (factor == 0.0) std::fill_n(static_cast<std::uint8_t*>(data), count, std::uint8_t{0});
       return;

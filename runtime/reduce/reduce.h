@@ -11,6 +11,7 @@
 namespace hvd::detail {
 
 std::size_t element_size(DataType dtype);
+bool is_floating(DataType dtype);  // float16, bfloat16, float32, float64
 const char* dtype_name(DataType dtype);
 const char* op_name(ReduceOp op);
 
@@ -19,8 +20,7 @@ void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType
 
 // reduce(), and the result also lands in `copy` (block by block, so the second store reads from L1, not memory):
 // the shared-memory allreduce needs its part both in the caller's buffer and in its slot. `copy` may be a or b.
-void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_t count, DataType dtype,
-                 ReduceOp op);
+void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op);
 
 // data[i] *= factor (integers: in double, rounded to nearest even, as runtime/engine/scale.h does; bool keeps its
 // value unless factor is 0).

@@ -9,14 +9,12 @@
 #include "runtime/comm/nccl/nccl_backend.h"
 #include "runtime/comm/nccl/nccl_types.h"
 #include "runtime/engine/layout.h"
+#include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
 namespace {
 
 std::size_t elements(const std::vector<std::int64_t>& shape) { return static_cast<std::size_t>(num_elements(shape)); }
-bool is_floating(DataType d) {
-  return d == DataType::kFloat16 || d == DataType::kBFloat16 || d == DataType::kFloat32 || d == DataType::kFloat64;
-}
 
 // Ends an NCCL group even when a call inside it throws, so the next response does not land in this group.
 class NcclGroup {
