@@ -3,6 +3,9 @@
 # running there. h1 and h2 share this kernel (same boot id and machine id) but not a network: they stay two hosts.
 source "$(dirname "$0")/multihost_lib.bash"
 
+# The cluster's config names h1; let its block (key, known_hosts) apply to h1's address too.
+sed 's/^Host h1$/Host h1 198.51.100.11/' "$SSH_CONFIG" >"$TEST_TMP/ssh_config_ip"
+USE_CONFIG="$TEST_TMP/ssh_config_ip"
 h0_hvdrun 60 -np 2 -H h1:1,198.51.100.11:1 -- sh -c 'echo "HVD_MH_TAG started"; sleep 30'
 expect_rc 2 "-H h1:1,198.51.100.11:1"
 expect_err "'h1' and '198.51.100.11' reach the same machine" "h1 by name and by address"
