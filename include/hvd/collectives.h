@@ -47,7 +47,7 @@ struct AlltoallOptions {
 };
 
 struct ReducescatterOptions {
-  ReduceOp op = ReduceOp::kAverage;  // kSum or kAverage
+  ReduceOp op = ReduceOp::kAverage;  // any op but kAdasum
   std::string name;
   OutputAllocator allocate;
 };
