@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "agent/machine_identity.h"
 #include "common/protocol.h"
 
 namespace hvd::agent {
@@ -132,7 +133,11 @@ void Agent::on_connected() {
       });
   // Queued now, sealed and sent first once the handshake succeeds. (Sending from the ready handler would
   // start a second write of the same frame inside FramedConnection::on_authenticated.)
-  link_->send({{"type", "hello"}, {"role", "agent"}, {"host", options_.host}, {"pid", ::getpid()}});
+  link_->send({{"type", "hello"},
+               {"role", "agent"},
+               {"host", options_.host},
+               {"pid", ::getpid()},
+               {"machine", machine_identity()}});
 }
 
 void Agent::on_message(const nlohmann::json& message) {

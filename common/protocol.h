@@ -4,7 +4,8 @@
 // authenticated by the handshake in handshake.h, then frames from frame.h (JSON objects).
 //
 // First frame from the client says who it is:
-//   {"type":"hello","role":"agent","host":"h1","pid":123}
+//   {"type":"hello","role":"agent","host":"h1","pid":123,"machine":"boot=... machine=... netns=..."}
+//      (agent/machine_identity.h; hvdrun refuses a job whose -H names one machine twice)
 //   {"type":"hello","role":"store","rank":3}
 //
 // Agent link, launcher -> agent:

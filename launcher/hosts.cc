@@ -1,5 +1,8 @@
 #include "launcher/hosts.h"
 
+#include <arpa/inet.h>
+#include <net/if.h>
+
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -26,27 +29,78 @@ constexpr std::string_view kTokenForm = "write NAME, NAME:SLOTS or USER@NAME:SLO
   throw UsageError(message);
 }
 
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+// Host names as RFC 1123 has them (letters, digits, '-' inside labels; labels of 1-63 characters, 253 in all),
+// plus '_', which SSH config aliases and some internal DNS use. An all-digit name must be a dotted-quad IPv4 address.
+constexpr std::size_t kMaxNameLength = 253;
+constexpr std::size_t kMaxLabelLength = 63;
+constexpr std::size_t kMaxUserLength = 32;  // useradd's limit
+
+bool is_label_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
-bool is_plain_name(std::string_view text) {
-  if (text.empty() || text.front() == '-' || text.front() == '.') return false;
+// Empty when `name` is a valid host name or IPv4 address, else why not.
+std::string host_name_problem(std::string_view name) {
+  if (name.size() > kMaxNameLength) {
+    return "a host name has at most " + std::to_string(kMaxNameLength) + " characters, this one " +
+           std::to_string(name.size());
+  }
+  if (name.find_first_not_of("0123456789.") == std::string_view::npos) {
+    in_addr address{};
+    if (::inet_pton(AF_INET, std::string{name}.c_str(), &address) != 1) {
+      return "'" + std::string{name} + "' is not an IPv4 address (four numbers 0-255 joined by '.')";
+    }
+    return {};
+  }
+  std::size_t begin = 0;
+  while (true) {
+    const auto dot = name.find('.', begin);
+    const auto label = name.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
+    if (label.empty()) return "'" + std::string{name} + "' has an empty label (two dots, or a dot at an end)";
+    if (label.size() > kMaxLabelLength) {
+      return "label '" + std::string{label.substr(0, 20)} + "...' has " + std::to_string(label.size()) +
+             " characters; a label has at most " + std::to_string(kMaxLabelLength);
+    }
+    for (char c : label) {
+      if (!is_label_char(c)) {
+        const bool printable = std::isprint(static_cast<unsigned char>(c));
+        return "'" + std::string{name} + "' has " +
+               (printable ? "'" + std::string(1, c) + "'" : "byte " + std::to_string(static_cast<unsigned char>(c))) +
+               ", which a host name cannot have (letters, digits, '-', '_' and '.' between labels)";
+      }
+    }
+    if (label.front() == '-' || label.back() == '-') {
+      return "label '" + std::string{label} + "' starts or ends with '-'";
+    }
+    if (dot == std::string_view::npos) return {};
+    begin = dot + 1;
+  }
+}
+
+// POSIX-portable user names, as useradd takes them.
+bool is_user_name(std::string_view text) {
+  if (text.empty() || text.size() > kMaxUserLength || text.front() == '-') return false;
   for (char c : text) {
-    if (!is_name_char(c)) return false;
+    if (!is_label_char(c) && c != '.') return false;
   }
   return true;
 }
 
-// Inside brackets: hex digits, ':' and '.', and an optional "%zone" (an interface name).
+// An interface name after '%' in a link-local IPv6 address.
+bool is_zone(std::string_view text) {
+  if (text.empty() || text.size() >= IF_NAMESIZE) return false;
+  for (char c : text) {
+    if (!is_label_char(c) && c != '.') return false;
+  }
+  return true;
+}
+
+// Inside brackets: an IPv6 address (as inet_pton reads it) and an optional "%zone".
 bool is_ipv6_literal(std::string_view text) {
   const auto zone = text.find('%');
-  const auto address = text.substr(0, zone);
-  if (address.find(':') == std::string_view::npos) return false;
-  for (char c : address) {
-    if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
-  }
-  return zone == std::string_view::npos || is_plain_name(text.substr(zone + 1));
+  in6_addr address{};
+  if (::inet_pton(AF_INET6, std::string{text.substr(0, zone)}.c_str(), &address) != 1) return false;
+  return zone == std::string_view::npos || is_zone(text.substr(zone + 1));
 }
 
 std::string lowercase(std::string text) {
@@ -86,7 +140,10 @@ HostSpec parse_host_token(std::string_view token, std::string_view where) {
   if (const auto at = rest.find('@'); at != std::string_view::npos) {
     host.user = std::string{rest.substr(0, at)};
     rest = rest.substr(at + 1);
-    if (!is_plain_name(host.user)) fail(where, token, "bad user name before '@'", kTokenForm);
+    if (!is_user_name(host.user)) {
+      fail(where, token, "'" + host.user + "' before '@' is not a user name (1-32 letters, digits, '.', '_', '-')",
+           kTokenForm);
+    }
   }
   std::string_view slots_text;
   bool has_slots = false;
@@ -108,8 +165,9 @@ HostSpec parse_host_token(std::string_view token, std::string_view where) {
     has_slots = colon != std::string_view::npos;
     if (has_slots) slots_text = rest.substr(colon + 1);
     if (host.name.empty()) fail(where, token, "no host name", kTokenForm);
-    if (!is_plain_name(host.name)) {
-      fail(where, token, "'" + host.name + "' is not a host name (letters, digits, '.', '-', '_')", kTokenForm);
+    if (const auto problem = host_name_problem(host.name); !problem.empty()) {
+      fail(where, token.size() > 80 ? std::string{token.substr(0, 60)} + "..." : std::string{token}, problem,
+           "give a host name, an IPv4 address or [IPv6 address], e.g. h1:4, 10.0.0.2:4 or [::1]:4");
     }
   }
   if (has_slots) host.slots = parse_slots(slots_text, where, token);

@@ -1,6 +1,8 @@
 // Host lists for hvdrun: the -H value ("h1:4,user@h2:2,[::1]:2") and hostfiles ("host slots=N", "host:N", "host").
 // Both return hosts in the order given, each listed once, each with at least one slot; bad input throws
 // hvd::UsageError with one line that names the offending value (and FILE:LINE for hostfiles) and the fix.
+// Names are checked here, before anything starts: RFC 1123 host names (labels of 1-63 letters, digits, '-', plus
+// '_'; 253 characters in all), dotted-quad IPv4, [IPv6] with an optional %zone, and a 1-32 character user name.
 #pragma once
 
 #include <string>

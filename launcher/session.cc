@@ -12,6 +12,7 @@
 #include "launcher/agent_starter.h"
 #include "launcher/exit_codes.h"
 #include "launcher/local_host.h"
+#include "launcher/same_machine.h"
 #include "launcher/worker_env.h"
 
 namespace hvd::launcher {
@@ -116,12 +117,18 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
     return;
   }
   agent->link = link;
+  agent->machine = hello.value("machine", "");
   agent->last_heard = std::chrono::steady_clock::now();
   link->set_handlers([this, agent](const nlohmann::json& m) { on_agent_message(*agent, m); },
                      [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
   spdlog::info("agent on {} connected from {}", host, link->peer());
   for (const auto& a : agents_) {
     if (!a.link) return check_start_failures();
+  }
+  std::vector<std::string> machines;
+  for (const auto& a : agents_) machines.push_back(a.machine);
+  if (auto problem = same_machine_problem(plan_.hosts, machines); !problem.empty()) {
+    return fail(exit_code::kUsage, "hvdrun: " + problem);
   }
   launch_all();
 }

@@ -45,6 +45,7 @@ class Session {
     std::shared_ptr<FramedConnection> link;
     std::chrono::steady_clock::time_point last_heard;
     std::string failure;  // why it could not start, if it could not
+    std::string machine;  // the identity its hello reported (same_machine.h)
     bool done = false;    // said bye, or its link is gone
   };
   struct Rank {

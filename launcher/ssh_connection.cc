@@ -74,7 +74,10 @@ SshConnection::SshConnection(std::string label, const HostSpec& host, const SshO
     : label_(std::move(label)), options_(options), session_(ssh_new()) {
   ssh_session s = session_.get();
   if (s == nullptr) throw SshError(label_ + ": cannot create an SSH session (out of memory)");
-  ssh_options_set(s, SSH_OPTIONS_HOST, host.name.c_str());
+  // hosts.cc validated the name; should libssh still refuse it, say so here rather than as a config error.
+  if (ssh_options_set(s, SSH_OPTIONS_HOST, host.name.c_str()) != 0) {
+    throw SshError(label_ + ": libssh refuses the host name '" + host.name + "': " + ssh_get_error(s));
+  }
   if (!options.config_file.empty() && ::access(options.config_file.c_str(), R_OK) != 0) {
     throw SshError(label_ + ": cannot read the SSH config file " + options.config_file + " (" +
                    std::strerror(errno) + "): fix --ssh-config");

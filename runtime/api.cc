@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hvd/hvd.h"
+#include "runtime/argument_checks.h"
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/comm/gpu_backend.h"
 #include "runtime/runtime.h"
@@ -10,27 +11,11 @@
 namespace hvd {
 namespace {
 
+using detail::CallSite;
 using detail::OpType;
 using detail::Request;
 using detail::Runtime;
 using detail::TensorEntry;
-
-void check_view(const TensorView& t, const char* op, const std::string& name, const char* which) {
-  for (auto d : t.shape) {
-    if (d < 0) {
-      throw Error(std::string(op) + " '" + name + "': the " + which + " has a negative dimension in " +
-                  detail::shape_string(t.shape));
-    }
-  }
-  if (!t.data && t.num_elements() > 0) {
-    throw Error(std::string(op) + " '" + name + "': the " + which + " has no data pointer");
-  }
-  // Whether a GPU tensor can run (a device, NCCL in this build) is the GPU backend's answer, on the handle.
-  if (t.device.is_gpu() && t.device.index < 0) {
-    throw Error(std::string(op) + " '" + name + "': the " + which + " is a GPU tensor without a device index; " +
-                "use Device::gpu(index)");
-  }
-}
 
 Request make_request(OpType type, const std::string& name, const TensorView& input) {
   Request q;
@@ -55,17 +40,6 @@ Handle submit(Request q, const TensorView& input, const TensorView& output, Outp
   return Handle(state);
 }
 
-void check_same(const TensorView& in, const TensorView& out, const char* op, const std::string& name) {
-  if (in.device.kind != out.device.kind || in.device.index != out.device.index) {
-    throw Error(std::string(op) + " '" + name + "': the output must be on the input's device");
-  }
-  if (in.dtype != out.dtype || in.num_elements() != out.num_elements()) {
-    throw Error(std::string(op) + " '" + name + "': the output (" + name_of(out.dtype) + " " +
-                detail::shape_string(out.shape) + ") must match the input (" + name_of(in.dtype) + " " +
-                detail::shape_string(in.shape) + ")");
-  }
-}
-
 }  // namespace
 
 void init() { Runtime::init(); }
@@ -86,12 +60,15 @@ int local_size() { return Runtime::get().topology().local_size; }
 int cross_rank() { return Runtime::get().topology().cross_rank; }
 int cross_size() { return Runtime::get().topology().cross_size; }
 
+// Every call is checked before it takes a name from the call order: a bad call must not shift the names of the
+// good ones after it, or this rank's next unnamed op would pair with another op on the other ranks.
 Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
-  auto name = name_or_next(options.name, OpType::kAllreduce);
-  check_view(input, "allreduce", name, "input");
-  check_view(output, "allreduce", name, "output");
-  check_same(input, output, "allreduce", name);
-  Request q = make_request(OpType::kAllreduce, name, input);
+  const CallSite at{"allreduce", options.name};
+  check_tensor(input, at, "input");
+  check_tensor(output, at, "output");
+  check_output_matches(input, output, at);
+  check_reduction(options.op, false, input.dtype, options.prescale_factor, options.postscale_factor, at);
+  Request q = make_request(OpType::kAllreduce, name_or_next(options.name, OpType::kAllreduce), input);
   q.reduce_op = options.op;
   q.prescale = options.prescale_factor;
   q.postscale = options.postscale_factor;
@@ -104,19 +81,24 @@ void allreduce(const TensorView& input, const TensorView& output, const Allreduc
 
 Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
                                const AllreduceOptions& options) {
-  auto group = name_or_next(options.name, OpType::kAllreduce);
+  const CallSite group_at{"grouped allreduce", options.name};
   if (inputs.size() != outputs.size()) {
-    throw Error("grouped allreduce '" + group + "': " + std::to_string(inputs.size()) + " inputs but " +
+    throw Error(group_at.describe() + ": " + std::to_string(inputs.size()) + " inputs but " +
                 std::to_string(outputs.size()) + " outputs; pass one output per input");
   }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string member = options.name.empty() ? "" : options.name + "." + std::to_string(i);
+    const CallSite at{"grouped allreduce", member};
+    check_tensor(inputs[i], at, "input");
+    check_tensor(outputs[i], at, "output");
+    check_output_matches(inputs[i], outputs[i], at);
+    check_reduction(options.op, false, inputs[i].dtype, options.prescale_factor, options.postscale_factor, at);
+  }
+  auto group = name_or_next(options.name, OpType::kAllreduce);
   auto state = std::make_shared<detail::HandleState>(static_cast<int>(inputs.size()));
   std::vector<TensorEntry> entries;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto name = group + "." + std::to_string(i);
-    check_view(inputs[i], "allreduce", name, "input");
-    check_view(outputs[i], "allreduce", name, "output");
-    check_same(inputs[i], outputs[i], "allreduce", name);
-    Request q = make_request(OpType::kAllreduce, name, inputs[i]);
+    Request q = make_request(OpType::kAllreduce, group + "." + std::to_string(i), inputs[i]);
     q.reduce_op = options.op;
     q.prescale = options.prescale_factor;
     q.postscale = options.postscale_factor;
@@ -138,26 +120,24 @@ void grouped_allreduce(const std::vector<TensorView>& inputs, const std::vector<
 }
 
 Handle allgather_async(const TensorView& input, const AllgatherOptions& options) {
+  const CallSite at{"allgather", options.name};
+  check_tensor(input, at, "input");
+  check_has_rows(input, at);
   auto name = name_or_next(options.name, OpType::kAllgather);
-  check_view(input, "allgather", name, "input");
   return submit(make_request(OpType::kAllgather, name, input), input, {}, options.allocate);
 }
 
-TensorView allgather(const TensorView& input, const AllgatherOptions& options) {
-  if (!options.allocate) {
-    throw Error(
-        "allgather: the blocking form needs options.allocate (the result must live somewhere); or call "
-        "allgather_async and read handle.output() while you keep the handle");
-  }
+Output allgather(const TensorView& input, const AllgatherOptions& options) {
   auto h = allgather_async(input, options);
   h.wait();
-  return h.output();
+  return Output(std::move(h));
 }
 
 Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options) {
-  auto name = name_or_next(options.name, OpType::kBroadcast);
-  check_view(tensor, "broadcast", name, "tensor");
-  Request q = make_request(OpType::kBroadcast, name, tensor);
+  const CallSite at{"broadcast", options.name};
+  check_tensor(tensor, at, "tensor");
+  check_root(options.root, Runtime::get().topology().size, at);
+  Request q = make_request(OpType::kBroadcast, name_or_next(options.name, OpType::kBroadcast), tensor);
   q.root = options.root;
   return submit(std::move(q), tensor, tensor);
 }
@@ -165,19 +145,35 @@ Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options
 void broadcast(const TensorView& tensor, const BroadcastOptions& options) { broadcast_async(tensor, options).wait(); }
 
 Handle alltoall_async(const TensorView& input, const AlltoallOptions& options) {
-  auto name = name_or_next(options.name, OpType::kAlltoall);
-  check_view(input, "alltoall", name, "input");
-  Request q = make_request(OpType::kAlltoall, name, input);
+  const CallSite at{"alltoall", options.name};
+  check_tensor(input, at, "input");
+  check_has_rows(input, at);
+  check_splits(options.splits, input.shape[0], Runtime::get().topology().size, at);
+  Request q = make_request(OpType::kAlltoall, name_or_next(options.name, OpType::kAlltoall), input);
   q.splits = options.splits;
   return submit(std::move(q), input, {}, options.allocate);
 }
 
+Output alltoall(const TensorView& input, const AlltoallOptions& options) {
+  auto h = alltoall_async(input, options);
+  h.wait();
+  return Output(std::move(h));
+}
+
 Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& options) {
-  auto name = name_or_next(options.name, OpType::kReducescatter);
-  check_view(input, "reducescatter", name, "input");
-  Request q = make_request(OpType::kReducescatter, name, input);
+  const CallSite at{"reducescatter", options.name};
+  check_tensor(input, at, "input");
+  check_has_rows(input, at);
+  check_reduction(options.op, true, input.dtype, 1.0, 1.0, at);
+  Request q = make_request(OpType::kReducescatter, name_or_next(options.name, OpType::kReducescatter), input);
   q.reduce_op = options.op;
   return submit(std::move(q), input, {}, options.allocate);
+}
+
+Output reducescatter(const TensorView& input, const ReducescatterOptions& options) {
+  auto h = reducescatter_async(input, options);
+  h.wait();
+  return Output(std::move(h));
 }
 
 void barrier() {

@@ -1,4 +1,6 @@
-// The C API over the C++ one: every exception becomes -1 and a per-thread error string.
+// The C API over the C++ one: every exception becomes -1 and a per-thread error string. What C can get wrong
+// that C++'s types prevent (enum values out of range, negative counts, NULL pointers, shape arrays) is checked
+// here, before the C++ API's own checks (runtime/argument_checks.h) and long before the engine.
 #include "hvd/c_api.h"
 
 #include <string>
@@ -10,6 +12,11 @@ struct hvd_handle {
 };
 
 namespace {
+
+static_assert(static_cast<int>(hvd::DataType::kBool) == HVD_BOOL &&
+              static_cast<int>(hvd::DataType::kFloat16) == HVD_FLOAT16);
+static_assert(static_cast<int>(hvd::ReduceOp::kAdasum) == HVD_ADASUM &&
+              static_cast<int>(hvd::ReduceOp::kMin) == HVD_MIN);
 
 thread_local std::string t_last_error;
 
@@ -25,23 +32,69 @@ int guarded(F&& f) {
   return -1;
 }
 
-hvd::TensorView flat(const void* data, int64_t count, hvd_dtype dtype) {
-  return hvd::TensorView{const_cast<void*>(data), static_cast<hvd::DataType>(dtype), {count}, {}};
+[[noreturn]] void fail(const char* call, const std::string& what) { throw hvd::Error(std::string(call) + ": " + what); }
+
+// Before the cast: hvd::DataType is one byte, so 300 would otherwise pass as 44.
+hvd::DataType to_dtype(hvd_dtype dtype, const char* call) {
+  const int value = static_cast<int>(dtype);
+  if (value < HVD_UINT8 || value > HVD_BOOL) {
+    fail(call, "unknown dtype " + std::to_string(value) + "; pass one of HVD_UINT8 (0) ... HVD_BOOL (10)");
+  }
+  return static_cast<hvd::DataType>(value);
 }
 
-hvd::TensorView shaped(const void* data, const int64_t* shape, int ndim, hvd_dtype dtype) {
-  if (ndim < 0 || (ndim > 0 && !shape)) throw hvd::Error("bad shape: ndim < 0 or a null shape pointer");
-  return hvd::TensorView{
-      const_cast<void*>(data), static_cast<hvd::DataType>(dtype), std::vector<int64_t>(shape, shape + ndim), {}};
+hvd::ReduceOp to_op(hvd_reduce_op op, const char* call) {
+  const int value = static_cast<int>(op);
+  if (value < HVD_SUM || value > HVD_ADASUM) {
+    fail(call, "unknown reduce op " + std::to_string(value) + "; pass one of HVD_SUM (0) ... HVD_ADASUM (5)");
+  }
+  return static_cast<hvd::ReduceOp>(value);
+}
+
+hvd::TensorView flat(const void* data, int64_t count, hvd_dtype dtype, const char* call) {
+  if (count < 0) fail(call, "count " + std::to_string(count) + " is negative; pass the number of elements");
+  return hvd::TensorView{const_cast<void*>(data), to_dtype(dtype, call), {count}, {}};
+}
+
+hvd::TensorView shaped(const void* data, const int64_t* shape, int ndim, hvd_dtype dtype, const char* call) {
+  if (ndim < 0 || ndim > HVD_MAX_NDIM) {
+    fail(call, "ndim " + std::to_string(ndim) + " is out of range; pass 0 to " + std::to_string(HVD_MAX_NDIM));
+  }
+  if (ndim > 0 && !shape) fail(call, "shape is NULL but ndim is " + std::to_string(ndim) + "; pass ndim sizes");
+  return hvd::TensorView{const_cast<void*>(data), to_dtype(dtype, call), std::vector<int64_t>(shape, shape + ndim), {}};
+}
+
+void check_handle_pointer(hvd_handle** out, const char* call) {
+  if (!out) fail(call, "the hvd_handle** is NULL; pass the address of an hvd_handle*");
 }
 
 int hand_out(hvd::Handle h, hvd_handle** out) {
-  if (!out) throw hvd::Error("the handle pointer is null");
   *out = new hvd_handle{std::move(h)};
   return 0;
 }
 
+hvd_handle& checked(hvd_handle* h, const char* call) {
+  if (!h) fail(call, "the handle is NULL");
+  return *h;
+}
+
 std::string name_of(const char* name) { return name ? name : ""; }
+
+// The blocking forms: the async call, then a wait; a failed op releases its handle and hands out nothing.
+template <typename Start>
+int finished(hvd_handle** result, const char* call, Start start) {
+  return guarded([&] {
+    check_handle_pointer(result, call);
+    hvd_handle* h = nullptr;
+    if (start(&h) != 0) return -1;
+    if (hvd_wait(h) != 0) {
+      hvd_handle_release(h);
+      return -1;
+    }
+    *result = h;
+    return 0;
+  });
+}
 
 }  // namespace
 
@@ -84,29 +137,34 @@ int hvd_cross_size(void) {
 int hvd_allreduce_async(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd_reduce_op op, double prescale,
                         double postscale, const char* name, hvd_handle** handle) {
   return guarded([&] {
-    hvd::AllreduceOptions o{static_cast<hvd::ReduceOp>(op), prescale, postscale, name_of(name)};
-    return hand_out(hvd::allreduce_async(flat(in, count, dtype), flat(out, count, dtype), o), handle);
+    const char* call = "hvd_allreduce_async";
+    check_handle_pointer(handle, call);
+    hvd::AllreduceOptions o{to_op(op, call), prescale, postscale, name_of(name)};
+    return hand_out(hvd::allreduce_async(flat(in, count, dtype, call), flat(out, count, dtype, call), o), handle);
   });
 }
 
 int hvd_allreduce(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd_reduce_op op, double prescale,
                   double postscale, const char* name) {
   return guarded([&] {
-    hvd::AllreduceOptions o{static_cast<hvd::ReduceOp>(op), prescale, postscale, name_of(name)};
-    hvd::allreduce(flat(in, count, dtype), flat(out, count, dtype), o);
+    const char* call = "hvd_allreduce";
+    hvd::AllreduceOptions o{to_op(op, call), prescale, postscale, name_of(name)};
+    hvd::allreduce(flat(in, count, dtype, call), flat(out, count, dtype, call), o);
     return 0;
   });
 }
 
 int hvd_broadcast_async(void* data, int64_t count, hvd_dtype dtype, int root, const char* name, hvd_handle** handle) {
   return guarded([&] {
-    return hand_out(hvd::broadcast_async(flat(data, count, dtype), {root, name_of(name)}), handle);
+    const char* call = "hvd_broadcast_async";
+    check_handle_pointer(handle, call);
+    return hand_out(hvd::broadcast_async(flat(data, count, dtype, call), {root, name_of(name)}), handle);
   });
 }
 
 int hvd_broadcast(void* data, int64_t count, hvd_dtype dtype, int root, const char* name) {
   return guarded([&] {
-    hvd::broadcast(flat(data, count, dtype), {root, name_of(name)});
+    hvd::broadcast(flat(data, count, dtype, "hvd_broadcast"), {root, name_of(name)});
     return 0;
   });
 }
@@ -114,28 +172,53 @@ int hvd_broadcast(void* data, int64_t count, hvd_dtype dtype, int root, const ch
 int hvd_allgather_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const char* name,
                         hvd_handle** handle) {
   return guarded([&] {
-    return hand_out(hvd::allgather_async(shaped(in, shape, ndim, dtype), {name_of(name), {}}), handle);
+    const char* call = "hvd_allgather_async";
+    check_handle_pointer(handle, call);
+    return hand_out(hvd::allgather_async(shaped(in, shape, ndim, dtype, call), {name_of(name), {}}), handle);
   });
 }
 
 int hvd_alltoall_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const int64_t* splits,
                        const char* name, hvd_handle** handle) {
   return guarded([&] {
+    const char* call = "hvd_alltoall_async";
+    check_handle_pointer(handle, call);
     hvd::AlltoallOptions o;
+    auto input = shaped(in, shape, ndim, dtype, call);
     if (splits) o.splits.assign(splits, splits + hvd::size());
     o.name = name_of(name);
-    return hand_out(hvd::alltoall_async(shaped(in, shape, ndim, dtype), o), handle);
+    return hand_out(hvd::alltoall_async(input, o), handle);
   });
 }
 
 int hvd_reducescatter_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, hvd_reduce_op op,
                             const char* name, hvd_handle** handle) {
   return guarded([&] {
+    const char* call = "hvd_reducescatter_async";
+    check_handle_pointer(handle, call);
     hvd::ReducescatterOptions o;
-    o.op = static_cast<hvd::ReduceOp>(op);
+    o.op = to_op(op, call);
     o.name = name_of(name);
-    return hand_out(hvd::reducescatter_async(shaped(in, shape, ndim, dtype), o), handle);
+    return hand_out(hvd::reducescatter_async(shaped(in, shape, ndim, dtype, call), o), handle);
   });
+}
+
+int hvd_allgather(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const char* name,
+                  hvd_handle** result) {
+  return finished(result, "hvd_allgather",
+                  [&](hvd_handle** h) { return hvd_allgather_async(in, shape, ndim, dtype, name, h); });
+}
+
+int hvd_alltoall(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const int64_t* splits,
+                 const char* name, hvd_handle** result) {
+  return finished(result, "hvd_alltoall",
+                  [&](hvd_handle** h) { return hvd_alltoall_async(in, shape, ndim, dtype, splits, name, h); });
+}
+
+int hvd_reducescatter(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, hvd_reduce_op op,
+                      const char* name, hvd_handle** result) {
+  return finished(result, "hvd_reducescatter",
+                  [&](hvd_handle** h) { return hvd_reducescatter_async(in, shape, ndim, dtype, op, name, h); });
 }
 
 int hvd_barrier(void) {
@@ -149,24 +232,24 @@ int hvd_join(void) {
 }
 
 int hvd_poll(hvd_handle* h) {
-  return guarded([&] {
-    if (!h) throw hvd::Error("hvd_poll: null handle");
-    return h->handle.poll() ? 1 : 0;
-  });
+  return guarded([&] { return checked(h, "hvd_poll").handle.poll() ? 1 : 0; });
 }
 
 int hvd_wait(hvd_handle* h) {
   return guarded([&] {
-    if (!h) throw hvd::Error("hvd_wait: null handle");
-    h->handle.wait();
+    checked(h, "hvd_wait").handle.wait();
     return 0;
   });
 }
 
 int hvd_handle_output(hvd_handle* h, const void** data, int64_t* shape, int max_ndim, int* ndim) {
   return guarded([&] {
-    if (!h) throw hvd::Error("hvd_handle_output: null handle");
-    const auto& out = h->handle.output();
+    const char* call = "hvd_handle_output";
+    auto& handle = checked(h, call).handle;
+    if (max_ndim < 0) fail(call, "max_ndim " + std::to_string(max_ndim) + " is negative");
+    if (!handle.poll()) fail(call, "the op is still running; call hvd_wait() first");
+    handle.wait();  // done: rethrows a failed op's error instead of handing out an empty output
+    const auto& out = handle.output();
     if (data) *data = out.data;
     if (ndim) *ndim = static_cast<int>(out.shape.size());
     for (int i = 0; shape && i < max_ndim && i < static_cast<int>(out.shape.size()); ++i) shape[i] = out.shape[i];
@@ -176,8 +259,12 @@ int hvd_handle_output(hvd_handle* h, const void** data, int64_t* shape, int max_
 
 int hvd_handle_received_splits(hvd_handle* h, int64_t* splits, int max_count) {
   return guarded([&] {
-    if (!h) throw hvd::Error("hvd_handle_received_splits: null handle");
-    const auto& s = h->handle.received_splits();
+    const char* call = "hvd_handle_received_splits";
+    auto& handle = checked(h, call).handle;
+    if (max_count < 0) fail(call, "max_count " + std::to_string(max_count) + " is negative");
+    if (!handle.poll()) fail(call, "the op is still running; call hvd_wait() first");
+    handle.wait();
+    const auto& s = handle.received_splits();
     for (int i = 0; splits && i < max_count && i < static_cast<int>(s.size()); ++i) splits[i] = s[i];
     return static_cast<int>(s.size());
   });

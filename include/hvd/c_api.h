@@ -13,21 +13,26 @@
 extern "C" {
 #endif
 
-/* Same order as hvd::DataType and hvd::ReduceOp. */
+/* The values are hvd::DataType's and hvd::ReduceOp's. Any other value is refused by the call (-1, "unknown dtype
+ * 99; pass one of HVD_UINT8 (0) ... HVD_BOOL (10)"), as are negative counts, NULL pointers where data is needed,
+ * a root that is not a rank and splits that do not add up: a bad call fails alone and the job goes on. */
 typedef enum {
-  HVD_UINT8,
-  HVD_INT8,
-  HVD_UINT16,
-  HVD_INT16,
-  HVD_INT32,
-  HVD_INT64,
-  HVD_FLOAT16,
-  HVD_BFLOAT16,
-  HVD_FLOAT32,
-  HVD_FLOAT64,
-  HVD_BOOL
+  HVD_UINT8 = 0,
+  HVD_INT8 = 1,
+  HVD_UINT16 = 2,
+  HVD_INT16 = 3,
+  HVD_INT32 = 4,
+  HVD_INT64 = 5,
+  HVD_FLOAT16 = 6,
+  HVD_BFLOAT16 = 7,
+  HVD_FLOAT32 = 8,
+  HVD_FLOAT64 = 9,
+  HVD_BOOL = 10
 } hvd_dtype;
-typedef enum { HVD_SUM, HVD_AVERAGE, HVD_MIN, HVD_MAX, HVD_PRODUCT, HVD_ADASUM } hvd_reduce_op;
+typedef enum { HVD_SUM = 0, HVD_AVERAGE = 1, HVD_MIN = 2, HVD_MAX = 3, HVD_PRODUCT = 4, HVD_ADASUM = 5 } hvd_reduce_op;
+
+/* The most dimensions a shape may have here. */
+#define HVD_MAX_NDIM 32
 
 typedef struct hvd_handle hvd_handle;
 
@@ -51,7 +56,9 @@ HVD_API int hvd_allreduce_async(const void* in, void* out, int64_t count, hvd_dt
 HVD_API int hvd_broadcast(void* data, int64_t count, hvd_dtype dtype, int root, const char* name);
 HVD_API int hvd_broadcast_async(void* data, int64_t count, hvd_dtype dtype, int root, const char* name,
                                 hvd_handle** handle);
-/* Outputs are owned by the handle: read them with hvd_handle_output() after hvd_wait(). */
+/* Outputs are owned by the handle: read them with hvd_handle_output() after hvd_wait(). The blocking forms
+ * (hvd_allgather, hvd_alltoall, hvd_reducescatter) wait themselves and hand out the finished handle, whose output
+ * is read the same way; release it with hvd_handle_release(). */
 HVD_API int hvd_allgather_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const char* name,
                                 hvd_handle** handle);
 /* `splits` has size() entries, or is NULL for equal parts. */
@@ -59,12 +66,19 @@ HVD_API int hvd_alltoall_async(const void* in, const int64_t* shape, int ndim, h
                                const char* name, hvd_handle** handle);
 HVD_API int hvd_reducescatter_async(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, hvd_reduce_op op,
                                     const char* name, hvd_handle** handle);
+HVD_API int hvd_allgather(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const char* name,
+                          hvd_handle** result);
+HVD_API int hvd_alltoall(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, const int64_t* splits,
+                         const char* name, hvd_handle** result);
+HVD_API int hvd_reducescatter(const void* in, const int64_t* shape, int ndim, hvd_dtype dtype, hvd_reduce_op op,
+                              const char* name, hvd_handle** result);
 HVD_API int hvd_barrier(void);
 HVD_API int hvd_join(void); /* returns the last rank to join */
 
 HVD_API int hvd_poll(hvd_handle* handle); /* 1 done, 0 running */
 HVD_API int hvd_wait(hvd_handle* handle); /* 0, or -1 with the op's error in hvd_last_error() */
-/* After hvd_wait(): the output's data and shape (up to max_ndim dimensions; *ndim gets the real count). */
+/* After hvd_wait() (-1 before): the output's data and shape (up to max_ndim dimensions; *ndim gets the real
+ * count). */
 HVD_API int hvd_handle_output(hvd_handle* handle, const void** data, int64_t* shape, int max_ndim, int* ndim);
 /* Alltoall: rows received from each rank (size() entries). */
 HVD_API int hvd_handle_received_splits(hvd_handle* handle, int64_t* splits, int max_count);

@@ -1,12 +1,16 @@
-// The collectives. Each has an asynchronous form returning a Handle and a blocking form.
-// All ranks must call the same ops with the same names; unnamed ops are named from call order, so they must
-// also be called in the same order. Ops whose output size is known only after negotiation (allgather,
-// alltoall, reducescatter) allocate through an OutputAllocator; by default the handle owns the output.
+// The collectives. Each has an asynchronous form returning a Handle and a blocking form; the blocking forms of
+// the ops that allocate their output (allgather, alltoall, reducescatter) return it as an Output.
+// Arguments are checked on the calling rank first (dtype, op, device, shape, data pointer, root, splits): a bad
+// call throws hvd::Error at once, takes no name and leaves the job running. All ranks must call the same ops with the
+// same names; unnamed ops are named from call order, so they must also be called in the same order. Ops whose output
+// size is known only after negotiation (allgather, alltoall, reducescatter) allocate through an OutputAllocator; by
+// default the handle owns the output.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hvd/export.h"
@@ -43,7 +47,7 @@ struct AlltoallOptions {
 };
 
 struct ReducescatterOptions {
-  ReduceOp op = ReduceOp::kAverage;  // kSum or kAverage
+  ReduceOp op = ReduceOp::kAverage;  // any op but kAdasum
   std::string name;
   OutputAllocator allocate;
 };
@@ -58,20 +62,33 @@ HVD_API Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, co
 HVD_API void grouped_allreduce(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
                                const AllreduceOptions& options = {});
 
+// What the blocking allgather, alltoall and reducescatter return. Without options.allocate the Output owns the
+// memory (freed with the last copy of it); with an allocator the memory is the allocator's and this is a view.
+class HVD_API Output {
+ public:
+  explicit Output(Handle finished) : handle_(std::move(finished)) {}
+  const TensorView& tensor() const { return handle_.output(); }
+  const std::vector<std::int64_t>& received_splits() const { return handle_.received_splits(); }  // alltoall
+
+ private:
+  Handle handle_;  // finished; holds the output the engine allocated
+};
+
 // Concatenates along the first dimension, which may differ per rank.
 HVD_API Handle allgather_async(const TensorView& input, const AllgatherOptions& options = {});
-// The blocking form returns a view of memory from options.allocate, which it therefore requires (hvd::Error
-// otherwise): without an allocator the result would die with the handle. Use allgather_async to keep it there.
-HVD_API TensorView allgather(const TensorView& input, const AllgatherOptions& options = {});
+HVD_API Output allgather(const TensorView& input, const AllgatherOptions& options = {});
 
 // In place: on the root `tensor` is sent, elsewhere it is overwritten.
 HVD_API Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options = {});
 HVD_API void broadcast(const TensorView& tensor, const BroadcastOptions& options = {});
 
+// Rows of the first dimension go to each rank by options.splits; the output holds the rows received, in rank order.
 HVD_API Handle alltoall_async(const TensorView& input, const AlltoallOptions& options = {});
+HVD_API Output alltoall(const TensorView& input, const AlltoallOptions& options = {});
 
 // The first dimension is split across ranks (the first ranks get one more row when it does not divide).
 HVD_API Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& options = {});
+HVD_API Output reducescatter(const TensorView& input, const ReducescatterOptions& options = {});
 
 HVD_API void barrier();
 

@@ -9,7 +9,7 @@ namespace hvd::detail {
 
 void Communicator::allreduce_buffers(std::span<const MutableBuffer> buffers, DataType dtype, ReduceOp op) {
   if (buffers.size() == 1) return allreduce(buffers[0].data, buffers[0].count, dtype, op);
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   std::size_t total = 0;
   for (const auto& b : buffers) total += b.count;
   if (total == 0) return;

@@ -16,13 +16,13 @@ void HierarchicalCommunicator::allreduce(void* data, std::size_t count, DataType
     if (topology_.local_rank == 0) {
       auto me = std::find(leaders_.begin(), leaders_.end(), topology_.rank) - leaders_.begin();
       SubLinks links(*mesh_, leaders_, static_cast<int>(me));
-      if (count * element_size(dtype) < kTreeAllreduceBytes && links.size() > 2) {
+      if (count * size_of(dtype) < kTreeAllreduceBytes && links.size() > 2) {
         tree_allreduce(links, data, count, dtype, op, scratch_);
       } else {
         ring_allreduce(links, data, count, dtype, op, scratch_);
       }
     }
-    local_->broadcast(data, count * element_size(dtype), 0);
+    local_->broadcast(data, count * size_of(dtype), 0);
   });
 }
 

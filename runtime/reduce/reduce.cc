@@ -161,7 +161,7 @@ void for_floating(DataType dtype, const char* what, F&& f) {
       return f([](const void* p, std::size_t i) { return static_cast<const double*>(p)[i]; },
                [](void* p, std::size_t i, double v) { static_cast<double*>(p)[i] = v; });
     default:
-      throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + dtype_name(dtype) +
+      throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + name_of(dtype) +
                   "; cast to float32 first");
   }
 }
@@ -173,77 +173,10 @@ bool is_floating(DataType dtype) {
          dtype == DataType::kFloat64;
 }
 
-std::size_t element_size(DataType dtype) {
-  switch (dtype) {
-    case DataType::kUInt8:
-    case DataType::kInt8:
-    case DataType::kBool:
-      return 1;
-    case DataType::kUInt16:
-    case DataType::kInt16:
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-      return 2;
-    case DataType::kInt32:
-    case DataType::kFloat32:
-      return 4;
-    case DataType::kInt64:
-    case DataType::kFloat64:
-      return 8;
-  }
-  throw Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
-}
-
-const char* dtype_name(DataType dtype) {
-  switch (dtype) {
-    case DataType::kUInt8:
-      return "uint8";
-    case DataType::kInt8:
-      return "int8";
-    case DataType::kUInt16:
-      return "uint16";
-    case DataType::kInt16:
-      return "int16";
-    case DataType::kInt32:
-      return "int32";
-    case DataType::kInt64:
-      return "int64";
-    case DataType::kFloat16:
-      return "float16";
-    case DataType::kBFloat16:
-      return "bfloat16";
-    case DataType::kFloat32:
-      return "float32";
-    case DataType::kFloat64:
-      return "float64";
-    case DataType::kBool:
-      return "bool";
-  }
-  return "unknown";
-}
-
-const char* op_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum:
-      return "sum";
-    case ReduceOp::kAverage:
-      return "average";
-    case ReduceOp::kMin:
-      return "min";
-    case ReduceOp::kMax:
-      return "max";
-    case ReduceOp::kProduct:
-      return "product";
-    case ReduceOp::kAdasum:
-      return "adasum";
-  }
-  return "unknown";
-}
-
 void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {
   if (dtype == DataType::kBool) {
     if (op == ReduceOp::kAverage || op == ReduceOp::kAdasum) {
-      throw Error(std::string("reduce: op ") + op_name(op) + " is not a plain reduction for bool");
+      throw Error(std::string("reduce: op ") + name_of(op) + " is not a plain reduction for bool");
     }
     return apply_bool(dst, a, b, count, op == ReduceOp::kProduct || op == ReduceOp::kMin);
   }
@@ -257,13 +190,13 @@ void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType
     case ReduceOp::kProduct:
       return dispatch(dst, a, b, count, dtype, Product{});
     default:
-      throw Error(std::string("reduce: op ") + op_name(op) +
+      throw Error(std::string("reduce: op ") + name_of(op) +
                   " is not a plain reduction (the engine scales for average; Adasum has its own collective)");
   }
 }
 
 void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   constexpr std::size_t kCopyBlockBytes = 16u << 10;  // well inside L1
   const std::size_t block = kCopyBlockBytes / es;
   auto* d = static_cast<std::byte*>(dst);

@@ -10,10 +10,7 @@
 
 namespace hvd::detail {
 
-std::size_t element_size(DataType dtype);
 bool is_floating(DataType dtype);  // float16, bfloat16, float32, float64
-const char* dtype_name(DataType dtype);
-const char* op_name(ReduceOp op);
 
 // dst[i] = a[i] op b[i] for i < count; dst may be a or b. op: kSum, kMin, kMax or kProduct (throws otherwise).
 void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op);

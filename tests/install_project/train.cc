@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <vector>
 
+static_assert(__cplusplus >= 202002L, "hvd::hvd (or the build line) must compile its users as C++20");
+
 int main() {
   hvd::init();
   std::vector<float> values(1000, static_cast<float>(hvd::rank() + 1));
   hvd::TensorView view{values.data(), hvd::DataType::kFloat32, {1000}};
-  hvd::allreduce(view, view);  // Average by default
+  hvd::allreduce(view, view, {.name = "values"});  // Average by default; designated initializers need C++20
   const float want = (hvd::size() + 1) / 2.0f;
   for (float v : values) {
     if (v != want) {

@@ -26,7 +26,7 @@ DotNorms sum_over_block(Links& l, DotNorms mine, int width) {
 
 void adasum_allreduce(Links& l, void* data, std::size_t count, DataType dtype, Scratch& scratch) {
   const int n = l.size(), r = l.rank();
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   const std::size_t bytes = count * es;
   if (n == 1 || count == 0) return;
   dot_norms(data, data, 0, dtype);  // rejects non-floating dtypes before anything is sent

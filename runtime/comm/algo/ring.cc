@@ -33,7 +33,7 @@ void pipelined(Links& l, int to, const std::byte* send, std::size_t send_bytes, 
 void ring_allreduce(Links& l, void* data, std::size_t count, DataType dtype, ReduceOp op, Scratch& scratch) {
   const int n = l.size(), r = l.rank();
   if (n == 1 || count == 0) return;
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   auto* d = static_cast<std::byte*>(data);
   auto begin = [&](int seg) { return count * static_cast<std::size_t>(seg) / static_cast<std::size_t>(n) * es; };
   auto length = [&](int seg) { return begin(seg + 1) - begin(seg); };
@@ -57,7 +57,7 @@ void ring_allreduce(Links& l, void* data, std::size_t count, DataType dtype, Red
 void ring_reducescatter(Links& l, const void* in, void* out, const std::vector<std::size_t>& counts,
                         DataType dtype, ReduceOp op, Scratch& scratch) {
   const int n = l.size(), r = l.rank();
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);
   std::vector<std::size_t> disp(counts.size(), 0);

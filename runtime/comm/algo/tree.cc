@@ -13,7 +13,7 @@ int mod(int a, int n) { return ((a % n) + n) % n; }
 
 void tree_allreduce(Links& l, void* data, std::size_t count, DataType dtype, ReduceOp op, Scratch& scratch) {
   const int n = l.size(), r = l.rank();
-  const std::size_t bytes = count * element_size(dtype);
+  const std::size_t bytes = count * size_of(dtype);
   if (n == 1 || bytes == 0) return;
   if (scratch.size() < bytes) scratch.resize(bytes);
   // Binomial reduce to 0: the lower rank's value is always the left operand, so the result is deterministic.

@@ -145,7 +145,7 @@ void MpiCommunicator::allreduce_on(MPI_Comm comm, const char* op_name, void* dat
   auto* p = static_cast<std::uint8_t*>(data);
   for (std::size_t done = 0; done < count; done += kMaxPiece) {
     const std::size_t n = std::min(kMaxPiece, count - done);
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, p + done * element_size(dtype), static_cast<int>(n), type, mpi_op, comm),
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, p + done * size_of(dtype), static_cast<int>(n), type, mpi_op, comm),
               "MPI_Allreduce", where(op_name));
   }
 }

@@ -40,7 +40,7 @@ int op_index(ReduceOp op) {
     case ReduceOp::kProduct:
       return 3;
     default:
-      throw Error(std::string("MPI backend: no MPI op for ") + op_name(op));
+      throw Error(std::string("MPI backend: no MPI op for ") + name_of(op));
   }
 }
 

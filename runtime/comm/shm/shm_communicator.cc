@@ -70,7 +70,7 @@ class ShmCommunicator::Pieces {
 
 void ShmCommunicator::allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
   if (!group_ || count == 0) return;
-  allreduce_view(OneBuffer(data, element_size(dtype)), count, dtype, op);
+  allreduce_view(OneBuffer(data, size_of(dtype)), count, dtype, op);
 }
 
 void ShmCommunicator::allreduce_buffers(std::span<const MutableBuffer> buffers, DataType dtype, ReduceOp op) {
@@ -82,13 +82,13 @@ void ShmCommunicator::allreduce_buffers(std::span<const MutableBuffer> buffers, 
     count += buffers[i].count;
   }
   if (count == 0) return;
-  allreduce_view(Pieces(buffers, starts_, element_size(dtype)), count, dtype, op);
+  allreduce_view(Pieces(buffers, starts_, size_of(dtype)), count, dtype, op);
 }
 
 template <class View>
 void ShmCommunicator::allreduce_view(const View& data, std::size_t count, DataType dtype, ReduceOp op) {
   guarded("allreduce", [&] {
-    if (count * element_size(dtype) <= small_bytes_) {
+    if (count * size_of(dtype) <= small_bytes_) {
       allreduce_small(data, count, dtype, op);
     } else {
       allreduce_large(data, count, dtype, op);
@@ -99,7 +99,7 @@ void ShmCommunicator::allreduce_view(const View& data, std::size_t count, DataTy
 template <class View>
 void ShmCommunicator::allreduce_small(const View& data, std::size_t count, DataType dtype, ReduceOp op) {
   auto& g = *group_;
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   int b = g.next_round();
   data.each(0, count, [&](std::byte* user, std::size_t at, std::size_t len) {
     std::memcpy(g.slot(g.rank(), b) + at * es, user, len * es);
@@ -115,7 +115,7 @@ template <class View>
 void ShmCommunicator::allreduce_large(const View& data, std::size_t count, DataType dtype, ReduceOp op) {
   auto& g = *group_;
   const int n = g.size(), r = g.rank();
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   const std::size_t chunk = g.chunk() / es;
   for (std::size_t off = 0; off < count; off += chunk) {
     const std::size_t m = std::min(chunk, count - off);
@@ -156,7 +156,7 @@ void ShmCommunicator::allreduce_large(const View& data, std::size_t count, DataT
 void ShmCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts,
                                     DataType dtype, ReduceOp op) {
   const int r = topology_.rank;
-  const std::size_t es = element_size(dtype);
+  const std::size_t es = size_of(dtype);
   if (static_cast<int>(counts.size()) != topology_.size) {
     throw Error("reducescatter: " + std::to_string(counts.size()) + " counts for " + std::to_string(topology_.size) +
                 " ranks");
@@ -289,7 +289,7 @@ void ShmCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
 }
 
 void ShmCommunicator::adasum(void* data, std::size_t count, DataType dtype) {
-  const std::size_t bytes = count * element_size(dtype);
+  const std::size_t bytes = count * size_of(dtype);
   dot_norms(data, data, 0, dtype);  // rejects non-floating dtypes before any data moves
   if (!group_ || count == 0) return;
   const int n = group_->size();

@@ -12,7 +12,7 @@ TcpCommunicator::TcpCommunicator(Topology topology, std::unique_ptr<TcpMesh> mes
 
 void TcpCommunicator::allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) {
   guarded("allreduce", [&] {
-    if (count * element_size(dtype) < kTreeAllreduceBytes && topology_.size > 2) {
+    if (count * size_of(dtype) < kTreeAllreduceBytes && topology_.size > 2) {
       tree_allreduce(*mesh_, data, count, dtype, op, scratch_);
     } else {
       ring_allreduce(*mesh_, data, count, dtype, op, scratch_);

@@ -154,3 +154,42 @@ TEST_CASE("total_slots and describe_hosts") {
   CHECK(hvd::launcher::total_slots(hosts) == 5);
   CHECK(hvd::launcher::describe_hosts(hosts) == "h1:2, bob@h2:3");
 }
+
+TEST_CASE("host names: RFC 1123 lengths and characters, IP literals, user names") {
+  const std::string label63(63, 'a');
+  const std::string name253 = label63 + "." + label63 + "." + label63 + "." + std::string(61, 'b');
+  REQUIRE(name253.size() == 253);
+  CHECK(parse_host_list(name253 + ":2")[0].name == name253);
+  CHECK(parse_host_list(label63)[0].name == label63);
+  CHECK(parse_host_list("my_host-1.example.org:1")[0].name == "my_host-1.example.org");
+  CHECK(parse_host_list("192.0.2.255:1")[0].name == "192.0.2.255");
+  CHECK(parse_host_list("[2001:db8::1]:3")[0] == HostSpec{"", "2001:db8::1", 3});
+  CHECK(parse_host_list("[::ffff:192.0.2.1]")[0].name == "::ffff:192.0.2.1");
+  CHECK(parse_host_list("first.last@h1")[0].user == "first.last");
+
+  // Each bad value names the value or the part at fault, and the fix.
+  const std::string long_name(300, 'x');
+  auto e = error_of([&] { parse_host_list(long_name + ":1"); });
+  CHECK(e.find("at most 253 characters, this one 300") != std::string::npos);
+  CHECK(e.find("e.g. h1:4") != std::string::npos);
+  CHECK(e.size() < 400);  // the value is shortened, the line stays readable
+  e = error_of([&] { parse_host_list(std::string(64, 'a') + ".org"); });
+  CHECK(e.find("has 64 characters; a label has at most 63") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("h1..org"); }).find("empty label") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("h1.:2"); }).find("empty label") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("-h1"); }).find("starts or ends with '-'") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("h1-.org"); }).find("label 'h1-'") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("h!1:2"); }).find("'!', which a host name cannot have") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("h\x01:2"); }).find("byte 1") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("256.1.1.1"); }).find("'256.1.1.1' is not an IPv4 address") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("10.1.1:2"); }).find("not an IPv4 address") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("[2001:db8::g]:2"); }).find("not an IPv6 address") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("[1:2:3:4:5:6:7:8:9]"); }).find("not an IPv6 address") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("[fe80::1%]"); }).find("not an IPv6 address") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("::1:2"); }).find("in brackets") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("@h1:2"); }).find("'' before '@' is not a user name") != std::string::npos);
+  CHECK(error_of([] { parse_host_list(std::string(33, 'u') + "@h1"); }).find("is not a user name") !=
+        std::string::npos);
+  CHECK(error_of([] { parse_host_list("a b@h1"); }).find("is not a user name") != std::string::npos);
+  CHECK(error_of([] { parse_host_list("u@v@h1"); }).find("'@', which a host name cannot have") != std::string::npos);
+}

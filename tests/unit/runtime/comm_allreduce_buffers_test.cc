@@ -25,7 +25,7 @@ double input(DataType t, int rank, std::size_t buffer, std::size_t i) {
 void check_buffers(const Job& job, const std::vector<std::vector<std::size_t>>& layouts) {
   run_ranks(job, [&](detail::Communicator& c, int rank) {
     for (DataType t : kTypes) {
-      const std::size_t es = detail::element_size(t);
+      const std::size_t es = size_of(t);
       for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMax}) {
         for (const auto& counts : layouts) {
           std::vector<std::vector<std::byte>> bufs;
@@ -41,7 +41,7 @@ void check_buffers(const Job& job, const std::vector<std::vector<std::size_t>>& 
           c.allreduce(packed.data(), packed.size() / es, t, op);
           std::size_t off = 0;
           for (std::size_t b = 0; b < counts.size(); ++b) {
-            const std::string what = std::string(detail::dtype_name(t)) + " " + detail::op_name(op) + " buffer " +
+            const std::string what = std::string(name_of(t)) + " " + name_of(op) + " buffer " +
                                      std::to_string(b) + " of " + std::to_string(counts[b]);
             expect(std::memcmp(bufs[b].data(), packed.data() + off, counts[b] * es) == 0,
                    what + ": differs from one allreduce over the concatenation");

@@ -43,12 +43,12 @@ void check_allreduce(const Job& job, const std::vector<std::size_t>& sizes, cons
     for (DataType t : kAllTypes) {
       for (ReduceOp op : ops) {
         for (std::size_t count : sizes) {
-          std::vector<std::byte> buf(count * detail::element_size(t) + 1);
+          std::vector<std::byte> buf(count * size_of(t) + 1);
           for (std::size_t i = 0; i < count; ++i) put(t, buf.data(), i, input(op, t, rank, i));
           c.allreduce(buf.data(), count, t, op);
           for (std::size_t i = 0; i < count; ++i) {
             double got = get(t, buf.data(), i), want = expected(op, t, n, i);
-            if (got != want) expect(false, std::string("allreduce ") + detail::dtype_name(t) + " " + detail::op_name(op) +
+            if (got != want) expect(false, std::string("allreduce ") + name_of(t) + " " + name_of(op) +
                                     " count " + std::to_string(count) + " element " + std::to_string(i) + ": got " +
                                     std::to_string(got) + ", want " + std::to_string(want));
           }

@@ -91,7 +91,7 @@ TEST_CASE("reducescatter gives each rank the sum of its block") {
           std::vector<std::size_t> counts;
           for (int p = 0; p < n; ++p) counts.push_back(bytes_of(p, s));
           std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-          const std::size_t es = detail::element_size(t);
+          const std::size_t es = size_of(t);
           std::vector<std::byte> in(total * es), out(counts[r] * es + 1);
           for (std::size_t i = 0; i < total; ++i) put(t, in.data(), i, static_cast<double>((i + r) % 4));
           c.reducescatter(in.data(), out.data(), counts, t, ReduceOp::kSum);
@@ -101,7 +101,7 @@ TEST_CASE("reducescatter gives each rank the sum of its block") {
             double want = 0;
             for (int p = 0; p < n; ++p) want += static_cast<double>((base + i + p) % 4);
             if (get(t, out.data(), i) != want)
-              expect(false, std::string("reducescatter ") + detail::dtype_name(t) + " size " + std::to_string(s) +
+              expect(false, std::string("reducescatter ") + name_of(t) + " size " + std::to_string(s) +
                                 " element " + std::to_string(i));
           }
         }
@@ -138,7 +138,7 @@ TEST_CASE("adasum matches the reference combination tree on every layout") {
     for (DataType t : {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16}) {
       for (std::size_t count : {std::size_t{1}, std::size_t{7}, std::size_t{1027}}) {
         auto value = [&](int r, std::size_t i) { return std::sin(0.1 * static_cast<double>(i * (r + 1) + r)); };
-        const std::size_t es = detail::element_size(t);
+        const std::size_t es = size_of(t);
         std::vector<std::vector<std::byte>> inputs(n, std::vector<std::byte>(count * es));
         std::vector<void*> ptrs;
         for (int r = 0; r < n; ++r) {
@@ -156,7 +156,7 @@ TEST_CASE("adasum matches the reference combination tree on every layout") {
           for (std::size_t i = 0; i < count; ++i) {
             double got = get(t, buf.data(), i), want = get(t, reference[0].data(), i);
             if (std::abs(got - want) > tol * (1 + std::abs(want)))
-              expect(false, std::string("adasum ") + detail::dtype_name(t) + " element " + std::to_string(i) +
+              expect(false, std::string("adasum ") + name_of(t) + " element " + std::to_string(i) +
                                 ": got " + std::to_string(got) + ", want " + std::to_string(want));
           }
         }));

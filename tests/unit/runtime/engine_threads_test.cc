@@ -262,7 +262,7 @@ TEST_CASE("fused allreduce out of place: prescale, Average, postscale per tensor
           outs.push_back(hout.emplace_back(m, 0).data());
         }
       }
-      auto hs = allreduce_fused(e, rank, std::string("scaled/") + dtype_name(dt), ins, outs, sizes, dt,
+      auto hs = allreduce_fused(e, rank, std::string("scaled/") + name_of(dt), ins, outs, sizes, dt,
                                 ReduceOp::kAverage, 2.0, 0.5);
       for (auto& h : hs) h.wait();
       for (std::size_t t = 0; t < sizes.size(); ++t) {

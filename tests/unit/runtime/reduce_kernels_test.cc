@@ -17,9 +17,9 @@ using namespace hvd::detail;
 
 TEST_CASE("every dtype reduces sum, min, max and product element-wise, in place too") {
   for (DataType t : test::kAllTypes) {
-    CAPTURE(dtype_name(t));
+    CAPTURE(name_of(t));
     const std::size_t n = 1037;  // not a multiple of any vector width
-    std::vector<std::byte> a(n * element_size(t)), b(a.size()), d(a.size());
+    std::vector<std::byte> a(n * size_of(t)), b(a.size()), d(a.size());
     for (std::size_t i = 0; i < n; ++i) {
       test::put(t, a.data(), i, static_cast<double>(i % 7));
       test::put(t, b.data(), i, static_cast<double>((i * 5) % 6));
