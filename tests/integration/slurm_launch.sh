@@ -1,7 +1,8 @@
-# hvdrun inside a real Slurm allocation (salloc -N2 --ntasks-per-node=2 on the netns hosts): it takes the
-# nodes and tasks from the allocation, starts its agents with srun (as a Slurm step, on h1 and h2), runs the
-# conformance worker and the training example across both nodes; -np/-H that do not fit the allocation are
-# refused naming it; --max-restarts reruns a failed job with HOROVOD_RESTART_ATTEMPT counting up.
+# hvdrun inside a real Slurm allocation (salloc -N2 --ntasks-per-node=2 on the netns hosts, and an sbatch
+# script): it takes the nodes and tasks from the allocation, starts its agents with srun (a Slurm step on h1
+# and h2), runs the conformance worker and the training example across both nodes; -np/-H that do not fit
+# the allocation are refused naming it; --max-restarts reruns a failed job with HOROVOD_RESTART_ATTEMPT
+# counting up.
 source "$(dirname "$0")/slurm_lib.bash"
 ALLOC=(-N2 --ntasks-per-node=2)
 
@@ -13,6 +14,19 @@ for r in 0 1 2 3; do
   grep -qE "^\[$r\]<stdout>:at $host rank=$r step=[0-9]+\.[0-9]+$" <<<"$OUT" || { echo "$OUT"; fail "rank $r not on $host in a Slurm step"; }
 done
 pass "4 ranks from the allocation, 2 per node, each in a Slurm step on its node (${ELAPSED}s)"
+
+# From a batch script: hvdrun runs on h1, the first node, and starts h1's agent through srun too.
+set +e
+timeout 60 "$SLURM" exec h0 sbatch -Q -N2 --ntasks-per-node=1 --wait -o "$TEST_TMP/batch.out" \
+  --wrap "$HVDRUN sh -c 'echo at \$(hostname) rank=\$HOROVOD_RANK step=\$SLURM_STEP_ID'"
+RC=$?
+set -e
+OUT="$(cat "$TEST_TMP/batch.out" 2>/dev/null || true)"
+ERR="$OUT"
+expect_rc 0 "sbatch --wrap hvdrun"
+grep -qE '^\[0\]<stdout>:at h1 rank=0 step=[0-9]+$' <<<"$OUT" && grep -qE '^\[1\]<stdout>:at h2 rank=1 step=[0-9]+$' <<<"$OUT" ||
+  { echo "$OUT"; fail "sbatch: ranks not on h1 and h2 in a Slurm step"; }
+pass "sbatch -N2 --wrap hvdrun: the batch host h1 and h2 each ran a rank in hvdrun's srun step"
 
 h0_salloc 120 "${ALLOC[@]}" -- "$HVD_BIN/hvd_conformance" --quick
 expect_rc 0 "conformance under salloc"
