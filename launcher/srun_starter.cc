@@ -22,7 +22,9 @@
 namespace hvd::launcher {
 namespace {
 
-constexpr int kAgentsExitWaitMs = 10'000;  // the agents stop their workers (SIGTERM, grace, SIGKILL) and exit
+// When the last handle goes, every agent has said bye or is lost (the session waited for that), so srun ends at
+// once unless a node is gone, when it would wait for that node's task until slurmctld gives up on it.
+constexpr int kAgentsExitWaitMs = 3'000;
 constexpr int kSrunTermWaitMs = 3'000;
 
 // The address of this machine that routes to `host` (a UDP connect sends nothing): the one its agent can reach.
