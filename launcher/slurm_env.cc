@@ -132,8 +132,8 @@ std::vector<int> expand_slurm_tasks_per_node(std::string_view text) {
 std::optional<SlurmAllocation> slurm_allocation(const char* const* environ_) {
   auto job_id = lookup(environ_, "SLURM_JOB_ID");
   auto nodelist = lookup(environ_, kNodelistVar);
-  if (!nodelist) nodelist = lookup(environ_, "SLURM_NODELIST");
-  if (!job_id || !nodelist) return std::nullopt;
+  if (!nodelist || nodelist->empty()) nodelist = lookup(environ_, "SLURM_NODELIST");
+  if (!job_id || job_id->empty() || !nodelist || nodelist->empty()) return std::nullopt;  // set empty: unset
   SlurmAllocation allocation{*job_id, {}};
   const auto names = expand_slurm_nodelist(*nodelist);
   // Without a task count (salloc -N2 alone gives "1(x2)"; some setups drop it) each node has one slot.

@@ -56,6 +56,8 @@ TEST_CASE("tasks per node expand counts and repeats") {
 TEST_CASE("an allocation is read from the environment, or is absent") {
   const char* none[] = {"PATH=/bin", nullptr};
   CHECK_FALSE(slurm_allocation(none).has_value());
+  const char* empty[] = {"SLURM_JOB_ID=", "SLURM_JOB_NODELIST=", nullptr};
+  CHECK_FALSE(slurm_allocation(empty).has_value());
   const char* env[] = {"SLURM_JOB_ID=42", "SLURM_JOB_NODELIST=h[1-2],h7", "SLURM_TASKS_PER_NODE=2(x2),1", nullptr};
   const auto allocation = slurm_allocation(env);
   REQUIRE(allocation.has_value());
