@@ -12,6 +12,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <memory>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
