@@ -87,10 +87,10 @@ class SrunStep {
     read_end.reset();
     const std::string line = secret_hex + "\n";
     if (::write(stdin_.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-      throw Error("cannot hand the job secret to srun");
+      abandon("cannot hand the job secret to srun");
     }
     int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
-    if (pidfd < 0) throw Error(std::string("pidfd_open for srun: ") + std::strerror(errno));
+    if (pidfd < 0) abandon(std::string("pidfd_open for srun: ") + std::strerror(errno));
     pidfd_watch_.assign(pidfd);
   }
 
@@ -121,6 +121,13 @@ class SrunStep {
   }
 
  private:
+  // A constructor that throws runs no destructor: kill and reap the child here.
+  [[noreturn]] void abandon(const std::string& why) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    throw Error(why);
+  }
+
   UniqueFd stdin_;
   pid_t pid_ = -1;
   asio::posix::stream_descriptor pidfd_watch_;
