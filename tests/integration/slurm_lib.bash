@@ -31,6 +31,7 @@ h0_salloc_bg() {
   local salloc_args=()
   while [ "$1" != "--" ]; do salloc_args+=("$1"); shift; done
   shift
+  : >"$TEST_TMP/out"  # before wait_lines reads it: the background shell may open it later
   "$SLURM" exec h0 salloc "${salloc_args[@]}" "$HVDRUN" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   JOB_PID=$!
   BG_PIDS+=("$JOB_PID")
