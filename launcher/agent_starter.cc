@@ -37,6 +37,8 @@ std::string interface_address(const std::string& name) {
   throw UsageError("--network-interface " + name + ": no IPv4 address on such an interface here; have: " + seen);
 }
 
+}  // namespace
+
 // The address agents connect back to, when the user chose one; empty: loopback here, the SSH link's own
 // local address for remote hosts.
 std::string chosen_coordinator_address(const LaunchOptions& options) {
@@ -44,6 +46,8 @@ std::string chosen_coordinator_address(const LaunchOptions& options) {
   if (!options.network_interface.empty()) return interface_address(options.network_interface);
   return "";
 }
+
+namespace {
 
 const HostSpec& host_spec(const Plan& plan, const std::string& name) {
   for (const auto& h : plan.hosts) {

@@ -13,6 +13,8 @@
 namespace hvd::launcher {
 
 std::string coordinator_bind_address(const Plan& plan, const LaunchOptions& options);
+// --coordinator-addr, or the address of --network-interface; empty when the user chose neither.
+std::string chosen_coordinator_address(const LaunchOptions& options);
 std::unique_ptr<AgentProcess> start_agent(asio::io_context& io, AgentStart start, const Plan& plan,
                                           const LaunchOptions& options);
 

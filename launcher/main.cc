@@ -16,6 +16,7 @@
 #include "launcher/mpi_launch.h"
 #include "launcher/options.h"
 #include "launcher/plan.h"
+#include "launcher/restart.h"
 #include "launcher/session.h"
 
 namespace {
@@ -43,8 +44,10 @@ int run(int argc, char** argv) {
     const char* path = std::getenv("PATH");
     options.command[0] = resolve_command(options.command[0], path ? path : "");
   }
-  Session session(std::move(options), std::move(plan), local_agent_path());
-  return session.run();
+  return run_with_restarts(options, [&](const LaunchOptions& attempt) {
+    Session session(attempt, plan, local_agent_path());
+    return session.run();
+  });
 }
 
 }  // namespace

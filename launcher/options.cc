@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "launcher/plan.h"
 #include "launcher/shell_words.h"
+#include "launcher/slurm_env.h"
 #include "launcher/worker_env.h"
 
 extern char** environ;
@@ -26,7 +27,7 @@ constexpr std::array<std::string_view, 6> kLogLevels = {"trace", "debug", "info"
 
 // Flags whose values need checking arrive as text, so that each error can name the value and the fix.
 struct RawFlags {
-  std::string np, hosts, hostfile, start_timeout, kill_grace, ssh_port;
+  std::string np, hosts, hostfile, start_timeout, kill_grace, ssh_port, launcher, max_restarts;
   std::vector<std::string> exports;
   bool version = false;
 };
@@ -103,13 +104,31 @@ void add_export(LaunchOptions& options, const std::string& text, const char* con
 
 // With --mpi, mpirun starts, watches and stops the ranks; these flags steer hvdrun's own agents.
 void refuse_agent_flags_with_mpi(const CLI::App& app) {
-  for (const std::string flag :
-       {"--check-hosts", "--start-timeout", "--kill-grace", "--agent-path", "--coordinator-addr"}) {
+  for (const std::string flag : {"--check-hosts", "--start-timeout", "--kill-grace", "--agent-path",
+                                 "--coordinator-addr", "--launcher", "--max-restarts"}) {
     if (app.count(flag) > 0) {
       throw UsageError(flag + " does not apply with --mpi (mpirun starts and stops the ranks); drop " + flag +
                        ", or drop --mpi");
     }
   }
+}
+
+// --launcher, or srun inside a Slurm allocation: returns the allocation when agents start with srun.
+std::optional<SlurmAllocation> choose_launcher(LaunchOptions& options, const std::string& flag,
+                                               const char* const* environ_) {
+  if (!flag.empty() && flag != "ssh" && flag != "slurm") {
+    throw UsageError("--launcher '" + flag + "' is unknown; use ssh or slurm");
+  }
+  auto allocation = flag == "ssh" ? std::nullopt : slurm_allocation(environ_);
+  if (flag == "slurm" && !allocation) {
+    throw UsageError(
+        "--launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID or SLURM_JOB_NODELIST unset); run "
+        "hvdrun under salloc or sbatch, or use --launcher ssh");
+  }
+  if (!allocation || options.mpi) return std::nullopt;  // mpirun reads the allocation itself
+  options.launcher = LaunchOptions::Launcher::kSlurm;
+  options.slurm_job_id = allocation->job_id;
+  return allocation;
 }
 
 // CLI11 stops at the first positional (prefix_command) and leaves it and everything after it, verbatim, in
@@ -135,15 +154,22 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--hosts") > 0 && app.count("--hostfile") > 0) {
     throw UsageError("-H and --hostfile both given; use one of them");
   }
+  const auto allocation = choose_launcher(options, app.count("--launcher") > 0 ? raw.launcher : "", environ_);
   if (app.count("--hosts") > 0) {
     options.hosts = parse_host_list(raw.hosts);
   } else if (app.count("--hostfile") > 0) {
     options.hosts = parse_hostfile(raw.hostfile);
+  } else if (allocation) {
+    options.hosts = allocation->hosts;
   } else {
     if (!np_given) options.np = 1;
     options.hosts = {HostSpec{"", "localhost", options.np}};
   }
   if (!np_given) options.np = total_slots(options.hosts);
+  if (allocation) check_against_allocation(options.hosts, options.np, *allocation);
+  if (app.count("--max-restarts") > 0) {
+    options.max_restarts = to_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
+  }
   make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
 
   if (app.count("--start-timeout") > 0) {
@@ -227,6 +253,10 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
   app.add_flag("--mpi", options.mpi, "Launch the workers with mpirun");
   app.add_option("--mpi-args", options.mpi_args, "Extra arguments for mpirun, as one string")->type_name("ARGS");
   app.add_flag("--check-build", options.check_build, "Print what this build supports and exit");
+  app.add_option("--launcher", raw.launcher, "How agents start: ssh, or slurm (srun; default in an allocation)")
+      ->type_name("ssh|slurm");
+  app.add_option("--max-restarts", raw.max_restarts, "Restart the whole job on failure up to N times (0)")
+      ->type_name("N");
 }
 
 std::string one_line(std::string text) {

@@ -36,6 +36,12 @@ struct LaunchOptions {
   bool mpi = false;
   std::string mpi_args;
   bool check_build = false;  // print what was built; no command needed
+
+  // Slurm and restarts (issue 14).
+  enum class Launcher { kSsh, kSlurm };
+  Launcher launcher = Launcher::kSsh;  // --launcher; default kSlurm inside an allocation (SLURM_JOB_ID set)
+  std::string slurm_job_id;            // the allocation's job, when launcher is kSlurm
+  int max_restarts = 0;                // restart the whole job on failure up to this many times
 };
 
 // --help and --version: print `text` to stdout and exit with `code`.

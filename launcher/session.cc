@@ -13,6 +13,7 @@
 #include "launcher/exit_codes.h"
 #include "launcher/local_host.h"
 #include "launcher/same_machine.h"
+#include "launcher/srun_starter.h"
 #include "launcher/worker_env.h"
 
 namespace hvd::launcher {
@@ -71,6 +72,7 @@ int Session::run() {
 }
 
 void Session::start_agents() {
+  std::vector<AgentStart> srun_starts;
   for (auto& agent : agents_) {
     AgentStart start;
     start.host = agent.host;
@@ -81,6 +83,10 @@ void Session::start_agents() {
     start.on_ended = [this, host = agent.host](const std::string& reason) {
       if (Agent* a = find_agent(host)) on_agent_ended(*a, reason);
     };
+    if (options_.launcher == LaunchOptions::Launcher::kSlurm) {
+      srun_starts.push_back(std::move(start));  // one srun starts them all, below
+      continue;
+    }
     try {
       agent.process = start_agent(io_, std::move(start), plan_, options_);
     } catch (const std::exception& e) {
@@ -89,6 +95,13 @@ void Session::start_agents() {
       fail(exit_code::kStartFailed, "hvdrun: cannot start the agent on " + agent.host + ": " + e.what());
       return;
     }
+  }
+  if (srun_starts.empty()) return;
+  try {
+    auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, options_);
+    for (size_t i = 0; i < agents_.size(); ++i) agents_[i].process = std::move(processes[i]);
+  } catch (const std::exception& e) {
+    fail(exit_code::kStartFailed, std::string("hvdrun: cannot start the agents with srun: ") + e.what());
   }
 }
 

@@ -8,6 +8,7 @@ packages=(
   libssh-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libasio-dev libssl-dev doctest-dev zlib1g-dev
   openmpi-bin libopenmpi-dev
   openssh-client openssh-server iproute2 procps
+  slurm-wlm munge
   libtorch-dev dataset-fashion-mnist
 )
 

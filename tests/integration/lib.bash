@@ -5,6 +5,9 @@ HVDRUN="$HVD_BIN/hvdrun"
 WORKER="$HVD_BIN/test_worker"
 TEST_TMP="$(mktemp -d)"
 trap 'rm -rf "$TEST_TMP"' EXIT
+# Run inside a Slurm job, hvdrun would take its hosts from the allocation (and start agents with srun): the
+# tests describe their own hosts. The Slurm tests make their own allocations on the netns hosts.
+unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
