@@ -1,5 +1,6 @@
 #include "common/framed_connection.h"
 
+#include "common/cloexec.h"
 #include "common/error.h"
 #include "common/handshake.h"
 
@@ -7,6 +8,7 @@ namespace hvd {
 
 FramedConnection::FramedConnection(asio::ip::tcp::socket socket, std::string secret, Role role)
     : socket_(std::move(socket)), secret_(std::move(secret)), role_(role) {
+  set_cloexec(socket_.native_handle());
   std::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
@@ -58,11 +60,10 @@ void FramedConnection::do_read_client_proof() {
       return self->close(e.what());
     }
     auto key = server->session_key();
-    asio::async_write(self->socket_, asio::buffer(self->handshake_out_),
-                      [self, key](std::error_code ec2, std::size_t) {
-                        if (ec2) return self->close("handshake write: " + ec2.message());
-                        self->on_authenticated(key);
-                      });
+    asio::async_write(self->socket_, asio::buffer(self->handshake_out_), [self, key](std::error_code ec2, std::size_t) {
+      if (ec2) return self->close("handshake write: " + ec2.message());
+      self->on_authenticated(key);
+    });
   });
 }
 
@@ -144,7 +145,8 @@ void FramedConnection::do_read_body(std::size_t n) {
 void FramedConnection::send(const nlohmann::json& message) {
   if (!open_) return;
   if (!sealer_) {
-    write_queue_.push_back(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));  // sealed once the session key exists
+    write_queue_.push_back(
+        message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));  // sealed once the session key exists
     return;
   }
   write_queue_.push_back(sealer_->seal(message));

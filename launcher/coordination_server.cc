@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/cloexec.h"
+
 namespace hvd::launcher {
 
 CoordinationServer::CoordinationServer(asio::io_context& io, const std::string& bind_address, std::string secret,
@@ -9,6 +11,7 @@ CoordinationServer::CoordinationServer(asio::io_context& io, const std::string& 
     : io_(io), acceptor_(io), secret_(std::move(secret)), on_agent_(std::move(on_agent)), store_(io) {
   asio::ip::tcp::endpoint endpoint(asio::ip::make_address(bind_address), 0);
   acceptor_.open(endpoint.protocol());
+  set_cloexec(acceptor_.native_handle());
   acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(asio::socket_base::max_listen_connections);

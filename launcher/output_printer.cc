@@ -1,8 +1,9 @@
 #include "launcher/output_printer.h"
 
+#include <sys/time.h>
+
 #include <ctime>
 #include <filesystem>
-#include <sys/time.h>
 
 #include "common/error.h"
 
@@ -23,7 +24,7 @@ std::FILE* OutputPrinter::file_for(int rank, bool is_stderr) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   auto path = dir / (is_stderr ? "stderr" : "stdout");
-  std::FILE* file = std::fopen(path.c_str(), "w");
+  std::FILE* file = std::fopen(path.c_str(), "we");
   if (!file) throw Error("cannot write " + path.string() + " for --output-filename: check the directory");
   files_[key] = file;
   return file;
