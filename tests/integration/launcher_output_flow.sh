@@ -1,0 +1,42 @@
+# A slow or paused reader of hvdrun's stdout never ends the job and never loses output: heartbeats go on while
+# the output waits, the workers block on their full pipes, and hvdrun and the agent hold a bounded amount of it.
+source "$(dirname "$0")/lib.bash"
+source "$(dirname "$0")/output_flow_lib.bash"
+
+# flow_case NAME READER_DELAY_S ARGS...: hvdrun ARGS with its stdout read only after READER_DELAY_S; checks the exit
+# code and samples peak memory. Output in $TEST_TMP/NAME.out.
+flow_case() {
+  local name=$1 delay=$2; shift 2
+  mkfifo "$TEST_TMP/$name.fifo"
+  (sleep "$delay"; cat) <"$TEST_TMP/$name.fifo" >"$TEST_TMP/$name.out" &
+  local reader=$!
+  "$HVDRUN" "$@" >"$TEST_TMP/$name.fifo" 2>"$TEST_TMP/$name.err" &
+  local job=$!
+  local agent="" deadline=$((SECONDS + 10))
+  until agent=$(pgrep -P "$job" -x hvd-agent); do
+    [ $SECONDS -lt $deadline ] || fail "$name: no agent started"
+    sleep 0.05
+  done
+  peak_rss_watch "$TEST_TMP/$name.rss" "$job" "$agent"
+  set +e
+  timeout 120 tail --pid="$job" -f /dev/null
+  wait "$job"
+  RC=$?
+  set -e
+  wait "$reader" "$WATCH_PID"
+  [ "$RC" -eq 0 ] || fail "$name: hvdrun exited $RC: $(cat "$TEST_TMP/$name.err")"
+  expect_rss_under "$TEST_TMP/$name.rss" "$name"
+}
+
+# The issue's first command: 200 kB, then a pause longer than the heartbeat timeout while nobody reads.
+flow_case paused 12 -np 1 sh -c 'yes 0123456789 | head -c 200000; sleep 14; echo end'
+{ yes 0123456789 | head -c 200000 || true; echo end; } >"$TEST_TMP/paused.expected"
+expect_rank_output "$TEST_TMP/paused.out" 0 "$TEST_TMP/paused.expected"
+pass "200 kB read 12 s late: exit 0, every byte delivered, peak resident kB (hvdrun, agent): $(awk '{printf "%s ", $2}' "$TEST_TMP/paused.rss")"
+
+# The issue's second command: 2 x 50 MB against a reader that starts 5 s late.
+flow_case flood 5 -np 2 sh -c 'yes 0123456789012345678901234567890123456789 | head -c 50000000'
+{ yes 0123456789012345678901234567890123456789 | head -c 50000000 || true; echo; } >"$TEST_TMP/flood.expected"
+expect_rank_output "$TEST_TMP/flood.out" 0 "$TEST_TMP/flood.expected"
+expect_rank_output "$TEST_TMP/flood.out" 1 "$TEST_TMP/flood.expected"
+pass "2 x 50 MB read 5 s late: exit 0, every byte delivered, peak resident kB (hvdrun, agent): $(awk '{printf "%s ", $2}' "$TEST_TMP/flood.rss")"
