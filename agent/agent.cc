@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "common/protocol.h"
 
@@ -144,6 +145,7 @@ void Agent::on_message(const nlohmann::json& message) {
     return stop("the launcher asked to stop: " + message.value("reason", "no reason given"), kExitOk, false);
   if (type == "kill") {
     stop("the launcher asked to kill every worker now", kExitOk, false);
+    if (cgroup_) cgroup_->kill();
     return supervisor_.kill_now();
   }
   spdlog::warn("ignoring a message of unknown type '{}' from the launcher", type);
@@ -162,6 +164,17 @@ void Agent::launch(const nlohmann::json& message) {
     base.command = message.at("command").get<std::vector<std::string>>();
     base.cwd = message.value("cwd", "");
     base.host = options_.host;
+    make_cgroup();
+    // The agent steps into the workers' cgroup while it spawns them, so they start inside it.
+    std::optional<WorkerCgroup::Entered> inside;
+    if (cgroup_) {
+      try {
+        inside.emplace(cgroup_->enter());
+      } catch (const Error& e) {
+        spdlog::warn("hvd-agent on {}: {}; the workers run without a cgroup of their own", options_.host, e.what());
+        cgroup_.reset();
+      }
+    }
     for (const auto& r : message.at("ranks")) {
       SpawnOptions spawn = base;
       int rank = r.at("rank").get<int>();
@@ -184,6 +197,17 @@ void Agent::launch(const nlohmann::json& message) {
     return stop("malformed launch message", kExitLauncherLost, false);
   }
   if (supervisor_.idle()) finish();  // nothing started: every rank failed to spawn, or none was given
+}
+
+void Agent::make_cgroup() {
+  std::string why_not;
+  cgroup_ = WorkerCgroup::create(options_.host, why_not);
+  if (!cgroup_) {
+    spdlog::warn(
+        "hvd-agent on {}: the workers get no cgroup of their own ({}); a process that leaves its "
+        "worker's process group (setsid) may outlive the job",
+        options_.host, why_not);
+  }
 }
 
 void Agent::do_heartbeat() {
@@ -256,6 +280,8 @@ void Agent::finish() {
   if (finished_) return;
   finished_ = true;
   connect_deadline_.cancel();
+  // What the workers left behind (a setsid'd child, say) dies with the job.
+  if (cgroup_) cgroup_->kill();
   if (!link_ || !link_->open()) return io_.stop();
   send({{"type", "bye"}});
   link_->shutdown_after_flush();  // hvdrun closes the link once it has read everything up to "bye"

@@ -15,6 +15,7 @@
 
 #include "agent/output_window.h"
 #include "agent/supervisor.h"
+#include "agent/worker_cgroup.h"
 #include "common/framed_connection.h"
 
 namespace hvd::agent {
@@ -59,6 +60,7 @@ class Agent {
   void finish();
   void fail(const std::string& message, int exit_code);
   void send(const nlohmann::json& message);
+  void make_cgroup();
   void send_output(int rank, const char* stream, std::vector<std::string> lines);
   void on_credit(std::size_t bytes);
   std::string address() const;
@@ -70,6 +72,7 @@ class Agent {
   asio::signal_set signals_;
   std::optional<asio::posix::stream_descriptor> stdin_;
   OutputWindow output_window_;
+  std::unique_ptr<WorkerCgroup> cgroup_;  // before supervisor_: removed after the workers are reaped
   Supervisor supervisor_;
   std::shared_ptr<FramedConnection> link_;
   std::chrono::steady_clock::time_point last_heard_;
