@@ -40,3 +40,14 @@ flow_case flood 5 -np 2 sh -c 'yes 0123456789012345678901234567890123456789 | he
 expect_rank_output "$TEST_TMP/flood.out" 0 "$TEST_TMP/flood.expected"
 expect_rank_output "$TEST_TMP/flood.out" 1 "$TEST_TMP/flood.expected"
 pass "2 x 50 MB read 5 s late: exit 0, every byte delivered, peak resident kB (hvdrun, agent): $(awk '{printf "%s ", $2}' "$TEST_TMP/flood.rss")"
+
+# The reader goes away: hvdrun says so once, discards the rest, and the job still ends as its workers do.
+set +e
+"$HVDRUN" -np 1 sh -c 'yes 0123456789 | head -c 3000000; echo done >&2' 2>"$TEST_TMP/gone.err" | head -c 100 >/dev/null
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" -eq 0 ] || fail "reader gone: hvdrun exited $rc: $(cat "$TEST_TMP/gone.err")"
+grep -qF "hvdrun: cannot write to stdout (Broken pipe); discarding the workers' output from now on" "$TEST_TMP/gone.err" ||
+  fail "reader gone: no message: $(cat "$TEST_TMP/gone.err")"
+grep -qF "[0]<stderr>:done" "$TEST_TMP/gone.err" || fail "reader gone: the worker's stderr stopped coming too"
+pass "reader of stdout gone: one message, stderr still delivered, exit 0"
