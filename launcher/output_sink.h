@@ -2,7 +2,8 @@
 // reader is slow or paused (a terminal on Ctrl-S, `| less`), and go out as it reads. Each chunk carries an
 // owner and a credit; on_written(owner, credit) fires once the chunk is wholly written, so the senders can be
 // held back (flow control) and the queue stays bounded by what they were allowed to send. Nothing is dropped
-// unless the reader is gone (EPIPE): then the rest is discarded (and still credited), and broken() says so.
+// unless the reader is gone (EPIPE, which needs SIGPIPE ignored, as hvdrun's main does): then the rest is
+// discarded (and still credited), and broken() says so.
 #pragma once
 
 #include <asio.hpp>
