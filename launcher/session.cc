@@ -163,6 +163,7 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
   if (type == "output") {
     const int rank = message.value("rank", -1);
     const bool is_stderr = message.value("stream", "") == "stderr";
+    last_output_ = std::chrono::steady_clock::now();
     const auto& lines = message.at("lines");
     std::size_t bytes = 0;
     for (const auto& line : lines) bytes += line.get_ref<const std::string&>().size();
@@ -277,8 +278,9 @@ void Session::begin_teardown() {
 }
 
 void Session::force_stop() {
-  if (!killing_ && printer_.buffered() > 0) {
-    // The agents may still be sending output that a slow reader holds back: not a hang. Wait on.
+  const bool output_flowing = std::chrono::steady_clock::now() - last_output_ < std::chrono::seconds(5);
+  if (!killing_ && (printer_.buffered() > 0 || output_flowing)) {
+    // The agents are still sending output that a slow reader holds back: not a hang. Wait on.
     teardown_timer_.expires_after(std::chrono::seconds(5));
     teardown_timer_.async_wait([this](std::error_code ec) {
       if (!ec) force_stop();

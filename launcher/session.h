@@ -94,7 +94,8 @@ class Session {
   OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;
-  bool killing_ = false;  // the second signal: kill now, do not wait for output
+  std::chrono::steady_clock::time_point last_output_;  // when an agent last sent output
+  bool killing_ = false;                               // the second signal: kill now, do not wait for output
   bool finishing_ = false;
 };
 

@@ -51,3 +51,22 @@ grep -qF "hvdrun: cannot write to stdout (Broken pipe); discarding the workers' 
   fail "reader gone: no message: $(cat "$TEST_TMP/gone.err")"
 grep -qF "[0]<stderr>:done" "$TEST_TMP/gone.err" || fail "reader gone: the worker's stderr stopped coming too"
 pass "reader of stdout gone: one message, stderr still delivered, exit 0"
+
+# A rank fails while another is held back by a slow reader: the job stops (exit 3), and what the held-back rank
+# had written before it was stopped still arrives whole, after the teardown would otherwise have given up.
+mkfifo "$TEST_TMP/fail.fifo"
+(sleep 10; cat) <"$TEST_TMP/fail.fifo" >"$TEST_TMP/fail.out" &
+reader=$!
+set +e
+"$HVDRUN" -np 2 --kill-grace 1 sh -c 'if [ "$HOROVOD_RANK" = 0 ]; then yes 0123456789 | head -c 3000000; else sleep 1; exit 3; fi' \
+  >"$TEST_TMP/fail.fifo" 2>"$TEST_TMP/fail.err"
+rc=$?
+set -e
+wait "$reader"
+[ "$rc" -eq 3 ] || fail "failure under a slow reader: hvdrun exited $rc, expected 3: $(cat "$TEST_TMP/fail.err")"
+grep -a '^\[0\]<stdout>:' "$TEST_TMP/fail.out" | sed 's/^\[0\]<stdout>://' | head -n -1 >"$TEST_TMP/fail.rank0"
+{ yes 0123456789 | head -c 3000000 || true; } >"$TEST_TMP/fail.expected"
+got=$(wc -c <"$TEST_TMP/fail.rank0")
+[ "$got" -ge 100000 ] || fail "failure under a slow reader: only $got bytes of rank 0's output arrived"
+cmp -s -n "$got" "$TEST_TMP/fail.rank0" "$TEST_TMP/fail.expected" || fail "failure under a slow reader: rank 0's output has a hole"
+pass "rank 1 failed while rank 0 waited on a slow reader: exit 3, rank 0's $got bytes arrived whole"
