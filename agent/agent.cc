@@ -32,18 +32,20 @@ Agent::Agent(AgentOptions options)
       retry_timer_(io_),
       heartbeat_timer_(io_),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
-      supervisor_(io_, Supervisor::Callbacks{[this](int rank, const char* stream, std::vector<std::string> lines) {
-                                               send_output(rank, stream, std::move(lines));
-                                             },
-                                             [this](const WorkerExit& e) {
-                                               nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
-                                               if (e.signal) m["signal"] = *e.signal;
-                                               if (e.code) m["code"] = *e.code;
-                                               send(m);
-                                             },
-                                             [this] {
-                                               if (launched_ || stopping_) finish();
-                                             }}) {}
+      supervisor_(io_,
+                  Supervisor::Callbacks{
+                      [this](int rank, const char* stream, std::vector<std::string> lines) {
+                        send_output(rank, stream, std::move(lines));
+                      },
+                      [this](const WorkerExit& e) {
+                        nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
+                        if (e.signal) m["signal"] = *e.signal;
+                        if (e.code) m["code"] = *e.code;
+                        send(m);
+                      },
+                      [this] {
+                        if (launched_ || stopping_) finish();
+                      }}) {}
 
 Agent::~Agent() = default;
 

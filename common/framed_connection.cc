@@ -60,10 +60,11 @@ void FramedConnection::do_read_client_proof() {
       return self->close(e.what());
     }
     auto key = server->session_key();
-    asio::async_write(self->socket_, asio::buffer(self->handshake_out_), [self, key](std::error_code ec2, std::size_t) {
-      if (ec2) return self->close("handshake write: " + ec2.message());
-      self->on_authenticated(key);
-    });
+    asio::async_write(self->socket_, asio::buffer(self->handshake_out_),
+                      [self, key](std::error_code ec2, std::size_t) {
+                        if (ec2) return self->close("handshake write: " + ec2.message());
+                        self->on_authenticated(key);
+                      });
   });
 }
 

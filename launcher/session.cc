@@ -55,11 +55,11 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
 }
 
 int Session::run() {
-  server_ =
-      std::make_unique<CoordinationServer>(io_, coordinator_bind_address(plan_, options_), from_hex(secret_hex_),
-                                           [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
-                                             on_agent_link(std::move(link), hello);
-                                           });
+  server_ = std::make_unique<CoordinationServer>(
+      io_, coordinator_bind_address(plan_, options_), from_hex(secret_hex_),
+      [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
+        on_agent_link(std::move(link), hello);
+      });
   spdlog::info("coordination server listening on {}:{}", coordinator_bind_address(plan_, options_), server_->port());
   do_wait_signal();
   start_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(options_.start_timeout_s * 1000)));
@@ -196,8 +196,8 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
 void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
   const int rank = message.at("rank").get<int>();
   ranks_.at(rank).exited = true;
-  const std::string who =
-      "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
+  const std::string who = "rank " + std::to_string(rank) + " on " + agent.host + " (pid " +
+                          std::to_string(message.value("pid", 0)) + ")";
   if (message.contains("signal")) {
     const int signal = message.at("signal").get<int>();
     fail(exit_code::kSignalBase + signal, "hvdrun: " + who + " was killed by " + describe_signal(signal));
