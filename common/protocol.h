@@ -21,7 +21,8 @@
 //   {"type":"spawn_failed","rank":0,"code":127,"error":"cannot execute './train': No such file or directory"}
 //   {"type":"output","rank":0,"stream":"stdout"|"stderr","lines":["...", ...]}   whole lines, no '\n'
 //   {"type":"exit","rank":0,"pid":1234,"code":7}   or  {"type":"exit","rank":0,"pid":1234,"signal":11}
-//   {"type":"bye"}                                  all workers are reaped; the agent is about to exit
+//   {"type":"bye"}                                  all workers are reaped; the agent stops sending (a TCP
+//                                                   half-close) and exits once hvdrun closes the link
 //   {"type":"heartbeat"}
 // Output flow control: an agent has at most "output_window" bytes of output in flight (sent, not yet credited),
 // each line counted by output_cost(); past it, it stops reading its workers' pipes, which fill, and the workers
