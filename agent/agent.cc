@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "agent/machine_identity.h"
 #include "common/protocol.h"
@@ -15,7 +16,6 @@ namespace hvd::agent {
 namespace {
 
 constexpr std::chrono::milliseconds kRetryDelay{250};
-constexpr std::chrono::seconds kFlushBound{5};
 
 std::string lowercase_first(std::string s) {
   if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
@@ -32,12 +32,11 @@ Agent::Agent(AgentOptions options)
       connect_deadline_(io_),
       retry_timer_(io_),
       heartbeat_timer_(io_),
-      flush_deadline_(io_),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
       supervisor_(io_,
                   Supervisor::Callbacks{
                       [this](int rank, const char* stream, std::vector<std::string> lines) {
-                        send({{"type", "output"}, {"rank", rank}, {"stream", stream}, {"lines", std::move(lines)}});
+                        send_output(rank, stream, std::move(lines));
                       },
                       [this](const WorkerExit& e) {
                         nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
@@ -57,6 +56,9 @@ std::string Agent::address() const {
 }
 
 int Agent::run() {
+  // When the launcher's SSH session dies, stderr is a pipe nobody reads: a log line there must not kill the
+  // agent before it has killed its workers.
+  ::signal(SIGPIPE, SIG_IGN);
   if (options_.stdin_fd >= 0) {
     try {
       stdin_.emplace(io_, ::fcntl(options_.stdin_fd, F_DUPFD_CLOEXEC, 3));
@@ -144,9 +146,15 @@ void Agent::on_message(const nlohmann::json& message) {
   last_heard_ = std::chrono::steady_clock::now();
   std::string type = message.value("type", "");
   if (type == "heartbeat") return;
+  if (type == "credit") return on_credit(message.value("bytes", std::size_t{0}));
   if (type == "launch") return launch(message);
   if (type == "terminate")
     return stop("the launcher asked to stop: " + message.value("reason", "no reason given"), kExitOk, false);
+  if (type == "kill") {
+    stop("the launcher asked to kill every worker now", kExitOk, false);
+    if (cgroup_) cgroup_->kill();
+    return supervisor_.kill_now();
+  }
   spdlog::warn("ignoring a message of unknown type '{}' from the launcher", type);
 }
 
@@ -158,10 +166,22 @@ void Agent::launch(const nlohmann::json& message) {
   launched_ = true;
   try {
     kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", 5.0) * 1000));
+    output_window_.set_limit(message.value("output_window", std::size_t{0}));
     SpawnOptions base;
     base.command = message.at("command").get<std::vector<std::string>>();
     base.cwd = message.value("cwd", "");
     base.host = options_.host;
+    make_cgroup();
+    // The agent steps into the workers' cgroup while it spawns them, so they start inside it.
+    std::optional<WorkerCgroup::Entered> inside;
+    if (cgroup_) {
+      try {
+        inside.emplace(cgroup_->enter());
+      } catch (const Error& e) {
+        spdlog::warn("hvd-agent on {}: {}; the workers run without a cgroup of their own", options_.host, e.what());
+        cgroup_.reset();
+      }
+    }
     for (const auto& r : message.at("ranks")) {
       SpawnOptions spawn = base;
       int rank = r.at("rank").get<int>();
@@ -186,15 +206,27 @@ void Agent::launch(const nlohmann::json& message) {
   if (supervisor_.idle()) finish();  // nothing started: every rank failed to spawn, or none was given
 }
 
+void Agent::make_cgroup() {
+  std::string why_not;
+  cgroup_ = WorkerCgroup::create(options_.host, why_not);
+  if (!cgroup_) {
+    spdlog::warn(
+        "hvd-agent on {}: the workers get no cgroup of their own ({}); a process that leaves its "
+        "worker's process group (setsid) may outlive the job",
+        options_.host, why_not);
+  }
+}
+
 void Agent::do_heartbeat() {
   heartbeat_timer_.expires_after(protocol::kHeartbeatInterval);
   heartbeat_timer_.async_wait([this](std::error_code ec) {
-    if (ec || finished_ || !link_ || !link_->open()) return;
+    // Runs on after "bye" too: the last frames are waited for while the launcher is alive, and no longer.
+    if (ec || !link_ || !link_->open()) return;
     if (std::chrono::steady_clock::now() - last_heard_ > protocol::kHeartbeatTimeout) {
       return link_->close("nothing heard from the launcher for " + std::to_string(protocol::kHeartbeatTimeout.count()) +
                           " s");
     }
-    send({{"type", "heartbeat"}});
+    if (ready_ && !finished_) link_->send_urgent({{"type", "heartbeat"}});
     do_heartbeat();
   });
 }
@@ -205,6 +237,7 @@ void Agent::do_watch_stdin() {
     char buf[256];
     ssize_t n = ::read(stdin_->native_handle(), buf, sizeof buf);
     if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) return do_watch_stdin();
+    if (finished_) return io_.stop();  // "bye" was sent: hvdrun is done with this agent
     stop("the launcher is gone (the agent's stdin closed)", kExitLauncherLost, true);
   });
 }
@@ -223,7 +256,17 @@ void Agent::on_link_closed(const std::string& reason) {
 }
 
 void Agent::stop(const std::string& why, int exit_code, bool launcher_lost) {
-  if (stopping_) return;
+  if (stopping_) {
+    // Lost the launcher while already stopping: nobody waits for a graceful end any more.
+    if (launcher_lost && !finished_) {
+      output_window_.set_limit(0);
+      supervisor_.resume_output();
+      spdlog::error("hvd-agent on {}: {}; killing the workers now", options_.host, why);
+      exit_code_ = kExitLauncherLost;
+      supervisor_.kill_now();
+    }
+    return;
+  }
   stopping_ = true;
   exit_code_ = exit_code;
   if (launcher_lost) {
@@ -232,21 +275,23 @@ void Agent::stop(const std::string& why, int exit_code, bool launcher_lost) {
     spdlog::info("stopping: {}", why);
   }
   retry_timer_.cancel();
+  if (launcher_lost) {
+    // Output has nowhere to go now: read the pipes on (and drop it) so that the workers can end.
+    output_window_.set_limit(0);
+    supervisor_.resume_output();
+  }
   supervisor_.terminate(std::chrono::milliseconds(kill_grace_ms_));
 }
 
 void Agent::finish() {
   if (finished_) return;
   finished_ = true;
-  heartbeat_timer_.cancel();
   connect_deadline_.cancel();
+  // What the workers left behind (a setsid'd child, say) dies with the job.
+  if (cgroup_) cgroup_->kill();
   if (!link_ || !link_->open()) return io_.stop();
   send({{"type", "bye"}});
-  flush_deadline_.expires_after(kFlushBound);
-  flush_deadline_.async_wait([this](std::error_code ec) {
-    if (!ec && link_) link_->close("the launcher did not read the last frames");
-  });
-  link_->close_after_flush();
+  link_->shutdown_after_flush();  // hvdrun closes the link once it has read everything up to "bye"
 }
 
 void Agent::fail(const std::string& message, int exit_code) {
@@ -254,6 +299,17 @@ void Agent::fail(const std::string& message, int exit_code) {
   exit_code_ = exit_code;
   finished_ = true;
   io_.stop();
+}
+
+void Agent::send_output(int rank, const char* stream, std::vector<std::string> lines) {
+  std::size_t bytes = 0;
+  for (const auto& line : lines) bytes += line.size();
+  if (output_window_.spend(protocol::output_cost(bytes, lines.size()))) supervisor_.pause_output();
+  send({{"type", "output"}, {"rank", rank}, {"stream", stream}, {"lines", std::move(lines)}});
+}
+
+void Agent::on_credit(std::size_t bytes) {
+  if (output_window_.refund(bytes)) supervisor_.resume_output();
 }
 
 void Agent::send(const nlohmann::json& message) {

@@ -1,8 +1,10 @@
 // hvd-agent's protocol side (see common/protocol.h): connect back to hvdrun's coordination server, prove the
 // job secret, spawn the ranks of a "launch", stream their output and exits, answer "terminate", heartbeat.
 // Contract: the launcher counts as lost when stdin reaches EOF, the link closes or it stays silent for
-// kHeartbeatTimeout; the agent then kills every worker's group and exits 1. A "terminate", SIGTERM/SIGINT/SIGHUP,
-// or all workers ending on their own lead to "exit" for each worker, then "bye", and exit 0.
+// kHeartbeatTimeout; the agent then stops every worker's group (SIGTERM, SIGKILL after the grace; at once when
+// it was already stopping) and exits 1. A "terminate", SIGTERM/SIGINT/SIGHUP, or all workers ending on their
+// own lead to "exit" for each worker, then "bye", and exit 0; "kill" does the same with SIGKILL at once.
+// The last frames are waited for as long as the link lives (hvdrun reads them at the pace of its output).
 #pragma once
 
 #include <asio.hpp>
@@ -11,7 +13,9 @@
 #include <optional>
 #include <string>
 
+#include "agent/output_window.h"
 #include "agent/supervisor.h"
+#include "agent/worker_cgroup.h"
 #include "common/framed_connection.h"
 
 namespace hvd::agent {
@@ -56,14 +60,19 @@ class Agent {
   void finish();
   void fail(const std::string& message, int exit_code);
   void send(const nlohmann::json& message);
+  void make_cgroup();
+  void send_output(int rank, const char* stream, std::vector<std::string> lines);
+  void on_credit(std::size_t bytes);
   std::string address() const;
 
   AgentOptions options_;
   asio::io_context io_;
   asio::ip::tcp::socket socket_;
-  asio::steady_timer connect_deadline_, retry_timer_, heartbeat_timer_, flush_deadline_;
+  asio::steady_timer connect_deadline_, retry_timer_, heartbeat_timer_;
   asio::signal_set signals_;
   std::optional<asio::posix::stream_descriptor> stdin_;
+  OutputWindow output_window_;
+  std::unique_ptr<WorkerCgroup> cgroup_;  // before supervisor_: removed after the workers are reaped
   Supervisor supervisor_;
   std::shared_ptr<FramedConnection> link_;
   std::chrono::steady_clock::time_point last_heard_;

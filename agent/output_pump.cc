@@ -1,5 +1,7 @@
 #include "agent/output_pump.h"
 
+#include <sys/ioctl.h>
+
 namespace hvd::agent {
 namespace {
 
@@ -17,8 +19,21 @@ void OutputPump::start(LinesHandler on_lines, EofHandler on_eof) {
   do_read();
 }
 
+void OutputPump::resume() {
+  paused_ = false;
+  if (!reading_ && !done_ && on_lines_) do_read();
+}
+
+bool OutputPump::has_unread_input() {
+  int n = 0;
+  return !done_ && ::ioctl(stream_.native_handle(), FIONREAD, &n) == 0 && n > 0;
+}
+
 void OutputPump::do_read() {
+  if (paused_) return;
+  reading_ = true;
   stream_.async_read_some(asio::buffer(buffer_), [self = shared_from_this()](std::error_code ec, std::size_t n) {
+    self->reading_ = false;
     if (self->done_) return;
     if (n > 0) {
       auto lines = self->reader_.feed(std::string_view(self->buffer_.data(), n));

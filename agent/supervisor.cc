@@ -49,6 +49,10 @@ pid_t Supervisor::spawn(int rank, const SpawnOptions& options) {
     return
         [this, rank, stream](std::vector<std::string> lines) { callbacks_.on_output(rank, stream, std::move(lines)); };
   };
+  if (output_paused_) {
+    w.out->pause();
+    w.err->pause();
+  }
   w.out->start(lines_to("stdout"), [this, pid] { on_stream_closed(pid); });
   w.err->start(lines_to("stderr"), [this, pid] { on_stream_closed(pid); });
   // The child may have exited before it was in the map; its SIGCHLD is then already consumed.
@@ -75,24 +79,33 @@ void Supervisor::reap() {
     w.process.mark_reaped();
     w.status = status;
     spdlog::debug("rank {} (pid {}) ended with {}", w.rank, pid, describe_status(status));
-    if (w.open_streams > 0) {
-      w.drain.expires_after(kDrainBound);
-      w.drain.async_wait([this, pid](std::error_code ec) {
-        if (ec) return;
-        auto found = workers_.find(pid);
-        if (found == workers_.end() || found->second->reported) return;
-        Worker& late = *found->second;
-        spdlog::warn(
-            "rank {} (pid {}) exited but its output is still held open (a child of it?); reporting "
-            "the exit without waiting for the rest",
-            late.rank, pid);
-        late.out->stop();
-        late.err->stop();
-        report(late);
-      });
+    if (killing_) {
+      w.out->stop();
+      w.err->stop();
+      w.open_streams = 0;
     }
+    if (w.open_streams > 0) arm_drain(w);
     maybe_report(w);
   }
+}
+
+void Supervisor::arm_drain(Worker& worker) {
+  worker.drain.expires_after(kDrainBound);
+  worker.drain.async_wait([this, pid = worker.process.pid()](std::error_code ec) {
+    if (ec) return;
+    auto found = workers_.find(pid);
+    if (found == workers_.end() || found->second->reported) return;
+    Worker& late = *found->second;
+    // Output held back by flow control, or still in the pipe, is the worker's own: wait for it.
+    if (output_paused_ || late.out->has_unread_input() || late.err->has_unread_input()) return arm_drain(late);
+    spdlog::warn(
+        "rank {} (pid {}) exited but its output is still held open (a child of it?); reporting "
+        "the exit without waiting for the rest",
+        late.rank, pid);
+    late.out->stop();
+    late.err->stop();
+    report(late);
+  });
 }
 
 void Supervisor::on_stream_closed(pid_t pid) {
@@ -135,6 +148,42 @@ bool Supervisor::idle() const {
 void Supervisor::signal_live_groups(int sig) {
   for (auto& [pid, worker] : workers_) {
     if (!worker->process.reaped() || worker->open_streams > 0) worker->process.signal_group(sig);
+  }
+}
+
+void Supervisor::pause_output() {
+  output_paused_ = true;
+  for (auto& [pid, worker] : workers_) {
+    worker->out->pause();
+    worker->err->pause();
+  }
+}
+
+void Supervisor::resume_output() {
+  output_paused_ = false;
+  for (auto& [pid, worker] : workers_) {
+    worker->out->resume();
+    worker->err->resume();
+  }
+}
+
+void Supervisor::kill_now() {
+  killing_ = true;
+  grace_timer_.cancel();
+  signal_live_groups(SIGKILL);
+  // The leaders already reaped wait for no more output either.
+  for (auto& [pid, worker] : workers_) {
+    if (!worker->status || worker->reported) continue;
+    worker->out->stop();
+    worker->err->stop();
+    worker->open_streams = 0;
+    asio::post(io_, [this, pid = pid] {
+      if (auto it = workers_.find(pid); it != workers_.end()) maybe_report(*it->second);
+    });
+  }
+  if (idle() && !idle_fired_) {
+    idle_fired_ = true;
+    asio::post(io_, [this] { callbacks_.on_idle(); });
   }
 }
 

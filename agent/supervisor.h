@@ -1,8 +1,10 @@
 // Owns the workers of one agent: spawns them, pumps their output, reaps them through SIGCHLD inside the event
 // loop, and tears them down (SIGTERM to each process group, SIGKILL to the groups still alive after the grace).
 // Contract: a worker's exit is reported only after its stdout and stderr reached EOF (or kDrainBound after
-// the exit, when a grandchild keeps a pipe open), so no output of a worker follows its exit. on_idle fires once
-// every spawned worker's exit has been reported. All calls and callbacks happen on the io_context's thread.
+// the exit with the pipe empty and still open: a grandchild holds it), so no output of a worker follows its
+// exit; output held back by flow control (pause_output) is waited for, never dropped. kill_now() is the
+// exception: SIGKILL at once and report without the rest of the output. on_idle fires once every spawned
+// worker's exit has been reported. All calls and callbacks happen on the io_context's thread.
 #pragma once
 
 #include <sys/types.h>
@@ -47,6 +49,11 @@ class Supervisor {
   pid_t spawn(int rank, const SpawnOptions& options);
   // SIGTERM every live group now, SIGKILL after grace. Fires on_idle (posted) at once when nothing runs.
   void terminate(std::chrono::milliseconds grace);
+  // SIGKILL every live group now; exits are reported as soon as reaped, without waiting for their output.
+  void kill_now();
+  // Flow control: stop reading every worker's pipes (they fill; the workers block on write), or read on.
+  void pause_output();
+  void resume_output();
   bool idle() const;
   std::size_t size() const { return workers_.size(); }
 
@@ -57,6 +64,7 @@ class Supervisor {
   void reap();
   void on_stream_closed(pid_t pid);
   void maybe_report(Worker& worker);
+  void arm_drain(Worker& worker);
   void report(Worker& worker);
   void signal_live_groups(int sig);
 
@@ -66,6 +74,8 @@ class Supervisor {
   asio::steady_timer grace_timer_;
   std::map<pid_t, std::unique_ptr<Worker>> workers_;
   bool idle_fired_ = false;
+  bool output_paused_ = false;
+  bool killing_ = false;
 };
 
 }  // namespace hvd::agent

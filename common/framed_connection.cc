@@ -1,5 +1,6 @@
 #include "common/framed_connection.h"
 
+#include "common/cloexec.h"
 #include "common/error.h"
 #include "common/handshake.h"
 
@@ -7,6 +8,7 @@ namespace hvd {
 
 FramedConnection::FramedConnection(asio::ip::tcp::socket socket, std::string secret, Role role)
     : socket_(std::move(socket)), secret_(std::move(secret)), role_(role) {
+  set_cloexec(socket_.native_handle());
   std::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
@@ -104,10 +106,7 @@ void FramedConnection::on_authenticated(const std::string& session_key) {
   opener_ = std::make_unique<FrameOpener>(session_key);
   if (!open_) return;
   // Frames queued before authentication finished go out now, in order.
-  std::deque<std::string> bodies;
-  bodies.swap(write_queue_);
-  for (auto& b : bodies) write_queue_.push_back(sealer_->seal_body(b));
-  if (!write_queue_.empty()) do_write();
+  if (!urgent_queue_.empty() || !write_queue_.empty()) do_write();
   if (on_ready_) on_ready_();
   if (open_) do_read_header();
 }
@@ -141,34 +140,58 @@ void FramedConnection::do_read_body(std::size_t n) {
   });
 }
 
-void FramedConnection::send(const nlohmann::json& message) {
-  if (!open_) return;
-  if (!sealer_) {
-    write_queue_.push_back(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));  // sealed once the session key exists
-    return;
-  }
-  write_queue_.push_back(sealer_->seal(message));
-  if (!writing_) do_write();
+void FramedConnection::send(const nlohmann::json& message) { enqueue(write_queue_, message); }
+
+void FramedConnection::send_urgent(const nlohmann::json& message) { enqueue(urgent_queue_, message); }
+
+void FramedConnection::enqueue(std::deque<std::string>& queue, const nlohmann::json& message) {
+  if (!open_ || sending_shut_) return;
+  // Invalid UTF-8 (a worker printing binary) is replaced, never thrown.
+  queue.push_back(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  queued_bytes_ += queue.back().size();
+  if (sealer_ && !writing_) do_write();
 }
 
 void FramedConnection::do_write() {
+  auto& queue = urgent_queue_.empty() ? write_queue_ : urgent_queue_;
+  try {
+    writing_frame_ = sealer_->seal_body(queue.front());
+  } catch (const Error& e) {
+    return close(std::string("send: ") + e.what());
+  }
+  queued_bytes_ += writing_frame_.size() - queue.front().size();
+  queue.pop_front();
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(write_queue_.front()),
+  asio::async_write(socket_, asio::buffer(writing_frame_),
                     [self = shared_from_this()](std::error_code ec, std::size_t) {
                       self->writing_ = false;
                       if (ec) return self->close("write: " + ec.message());
-                      self->write_queue_.pop_front();
-                      if (!self->write_queue_.empty()) {
+                      self->queued_bytes_ -= self->writing_frame_.size();
+                      std::string().swap(self->writing_frame_);
+                      if (!self->urgent_queue_.empty() || !self->write_queue_.empty()) {
                         self->do_write();
                       } else if (self->close_when_flushed_) {
                         self->close("closed by this side");
+                      } else if (self->shutdown_when_flushed_) {
+                        self->shutdown_after_flush();
                       }
                     });
 }
 
 void FramedConnection::close_after_flush() {
-  if (write_queue_.empty() || !sealer_) return close("closed by this side");
+  if ((!writing_ && urgent_queue_.empty() && write_queue_.empty()) || !sealer_) return close("closed by this side");
   close_when_flushed_ = true;
+}
+
+void FramedConnection::shutdown_after_flush() {
+  if (!open_) return;
+  if (!sealer_ || writing_ || !urgent_queue_.empty() || !write_queue_.empty()) {
+    shutdown_when_flushed_ = true;
+    return;
+  }
+  sending_shut_ = true;
+  std::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
 }
 
 void FramedConnection::close(const std::string& reason) {

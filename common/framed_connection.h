@@ -1,5 +1,7 @@
 // One authenticated control-plane connection on an Asio io_context: the handshake (as server or client), then
-// a read loop that hands each verified JSON frame to on_message, and an ordered write queue.
+// a read loop that hands each verified JSON frame to on_message, and an ordered write queue. Urgent frames
+// (heartbeats) go out before queued ordinary ones, never behind a backlog of output; a frame is sealed (given
+// its sequence number) only when it is written, so the order on the wire is the order of the MACs.
 // Any failure (I/O, authentication, malformed frame) ends the connection once, through on_close(reason).
 // Lives in a shared_ptr because pending handlers keep it alive; all calls happen on the io_context's thread.
 #pragma once
@@ -33,8 +35,15 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
     on_close_ = std::move(on_close);
   }
   void send(const nlohmann::json& message);
+  // Sent ahead of every frame queued but not yet being written; for messages whose order does not matter.
+  void send_urgent(const nlohmann::json& message);
+  // Bytes queued and not yet written (the frame being written included).
+  std::size_t queued_bytes() const { return queued_bytes_; }
   // Closes after the queued frames are written (bounded by the peer reading them).
   void close_after_flush();
+  // Ends this side's sending once the queued frames are written (a TCP half-close) and reads on until the peer
+  // closes: closing outright could reset the connection under frames the peer still has in flight to us.
+  void shutdown_after_flush();
   void close(const std::string& reason);
   bool open() const { return open_; }
   std::string peer() const { return peer_; }
@@ -51,6 +60,7 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   void do_read_header();
   void do_read_body(std::size_t n);
   void do_write();
+  void enqueue(std::deque<std::string>& queue, const nlohmann::json& message);
 
   asio::ip::tcp::socket socket_;
   std::string secret_;
@@ -58,12 +68,16 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   std::string peer_;
   bool open_ = true;
   bool close_when_flushed_ = false;
+  bool shutdown_when_flushed_ = false;
+  bool sending_shut_ = false;
   bool writing_ = false;  // one async_write in flight at a time
   std::string handshake_in_, handshake_out_;
   std::string header_, body_;
   std::unique_ptr<FrameSealer> sealer_;
   std::unique_ptr<FrameOpener> opener_;
-  std::deque<std::string> write_queue_;
+  std::deque<std::string> urgent_queue_, write_queue_;  // unsealed bodies
+  std::string writing_frame_;                           // sealed, being written
+  std::size_t queued_bytes_ = 0;
   std::shared_ptr<void> handshake_state_;
   ReadyHandler on_ready_;
   MessageHandler on_message_;

@@ -9,18 +9,26 @@
 //   {"type":"hello","role":"store","rank":3}
 //
 // Agent link, launcher -> agent:
-//   {"type":"launch","command":["./train","--x"],"cwd":"/dir","kill_grace_s":5,
+//   {"type":"launch","command":["./train","--x"],"cwd":"/dir","kill_grace_s":5,"output_window":1048576,
 //    "ranks":[{"rank":0,"env":{"HOROVOD_RANK":"0",...}}, ...]}
 //   {"type":"terminate","reason":"..."}   SIGTERM every worker's group, SIGKILL after kill_grace_s; then the
 //                                          agent sends "exit" for each worker and finally "bye", and exits.
+//   {"type":"kill"}                        SIGKILL every worker now (the second Ctrl-C), output not waited for;
+//                                          then "exit" for each and "bye", as for "terminate".
+//   {"type":"credit","bytes":N}            N bytes of output were written out by hvdrun (flow control below)
 //   {"type":"heartbeat"}
 // Agent link, agent -> launcher:
 //   {"type":"started","rank":0,"pid":1234}
 //   {"type":"spawn_failed","rank":0,"code":127,"error":"cannot execute './train': No such file or directory"}
 //   {"type":"output","rank":0,"stream":"stdout"|"stderr","lines":["...", ...]}   whole lines, no '\n'
 //   {"type":"exit","rank":0,"pid":1234,"code":7}   or  {"type":"exit","rank":0,"pid":1234,"signal":11}
-//   {"type":"bye"}                                  all workers are reaped; the agent is about to exit
+//   {"type":"bye"}                                  all workers are reaped; the agent stops sending (a TCP
+//                                                   half-close) and exits once hvdrun closes the link
 //   {"type":"heartbeat"}
+// Output flow control: an agent has at most "output_window" bytes of output in flight (sent, not yet credited),
+// each line counted by output_cost(); past it, it stops reading its workers' pipes, which fill, and the workers
+// block on write. hvdrun credits each batch once it is written to its stdout/stderr. So a slow reader of
+// hvdrun's output slows the workers down, never the control frames, and neither side's buffers grow with it.
 // Either side that hears nothing for kHeartbeatTimeout counts the other as lost: the launcher stops the job
 // naming the host; the agent kills its workers and exits.
 //
@@ -33,15 +41,22 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 
 namespace hvd::protocol {
 
 inline constexpr std::chrono::seconds kHeartbeatInterval{1};
 inline constexpr std::chrono::seconds kHeartbeatTimeout{10};
 
+inline constexpr std::size_t kOutputWindow = 1u << 20;  // bytes of output in flight per agent
+inline constexpr std::size_t kOutputLineCost = 64;      // per line: bookkeeping and the printed prefix
+inline constexpr std::size_t output_cost(std::size_t line_bytes, std::size_t lines) {
+  return line_bytes + lines * kOutputLineCost;
+}
+
 // Environment the agent sets for each worker besides the HOROVOD_* contract.
 inline constexpr const char* kEnvStoreAddr = "HVD_STORE_ADDR";  // host:port of hvdrun's coordination server
-inline constexpr const char* kEnvSecret = "HVD_SECRET";          // job secret, hex (/proc/PID/environ is 0400)
-inline constexpr const char* kEnvDataAddr = "HVD_DATA_ADDR";     // address to bind/advertise for the data plane
+inline constexpr const char* kEnvSecret = "HVD_SECRET";         // job secret, hex (/proc/PID/environ is 0400)
+inline constexpr const char* kEnvDataAddr = "HVD_DATA_ADDR";    // address to bind/advertise for the data plane
 
 }  // namespace hvd::protocol

@@ -41,6 +41,8 @@ class LocalAgentProcess : public AgentProcess {
     if (pid_ < 0) throw Error(std::string("fork for the local agent: ") + std::strerror(errno));
     if (pid_ == 0) {
       ::dup2(read_end.get(), STDIN_FILENO);
+      // The agent holds only its stdin, stdout and stderr: nothing of hvdrun's (sockets, pipes) survives exec.
+      ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
       ::execv(argv[0], argv.data());
       std::fprintf(stderr, "hvdrun: cannot execute the agent %s: %s\n", argv[0], std::strerror(errno));
       ::_exit(127);

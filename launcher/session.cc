@@ -19,6 +19,9 @@
 namespace hvd::launcher {
 namespace {
 
+// How long hvdrun waits, after a second signal, for the agents to confirm their workers are killed.
+constexpr std::chrono::seconds kKillConfirmBound{3};
+
 std::string describe_signal(int signal) {
   const char* abbrev = sigabbrev_np(signal);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
@@ -42,7 +45,8 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       start_timer_(io_),
       heartbeat_timer_(io_),
       teardown_timer_(io_),
-      printer_(options_.output_dir, options_.prefix_timestamp),
+      printer_(io_, options_.output_dir, options_.prefix_timestamp,
+               [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
       ranks_(plan_.size()) {
   for (const auto& host : plan_.hosts) {
     Agent agent;
@@ -67,7 +71,6 @@ int Session::run() {
   start_agents();
   do_heartbeat();
   io_.run();
-  printer_.flush();
   return exit_code_.value_or(exit_code::kOk);
 }
 
@@ -169,6 +172,7 @@ void Session::launch_all() {
                       {"command", options_.command},
                       {"cwd", cwd},
                       {"kill_grace_s", options_.kill_grace_s},
+                      {"output_window", protocol::kOutputWindow},
                       {"ranks", ranks}});
   }
 }
@@ -179,14 +183,18 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
   if (type == "output") {
     const int rank = message.value("rank", -1);
     const bool is_stderr = message.value("stream", "") == "stderr";
-    for (const auto& line : message.at("lines")) {
-      if (output_handler_) {
-        output_handler_(rank, is_stderr, line.get<std::string>());
-      } else {
-        printer_.line(rank, is_stderr, line.get<std::string>());
-      }
+    last_output_ = std::chrono::steady_clock::now();
+    const auto& lines = message.at("lines");
+    std::size_t bytes = 0;
+    for (const auto& line : lines) bytes += line.get_ref<const std::string&>().size();
+    const std::size_t cost = protocol::output_cost(bytes, lines.size());
+    const int index = static_cast<int>(&agent - agents_.data());
+    if (output_handler_) {
+      for (const auto& line : lines) output_handler_(rank, is_stderr, line.get<std::string>());
+      on_output_written(index, cost);
+    } else {
+      printer_.lines(rank, is_stderr, lines, index, cost);
     }
-    printer_.flush();
   } else if (type == "started") {
     ranks_.at(message.at("rank").get<int>()).pid = message.value("pid", 0);
   } else if (type == "exit") {
@@ -266,8 +274,7 @@ void Session::on_start_timeout() {
 void Session::fail(int code, const std::string& message) {
   if (exit_code_) return;  // the first failure decides the job's fate
   exit_code_ = code;
-  printer_.flush();
-  std::cerr << message << std::endl;
+  printer_.message(message);
   begin_teardown();
 }
 
@@ -291,18 +298,52 @@ void Session::begin_teardown() {
 }
 
 void Session::force_stop() {
-  // Closing the agents' stdin makes each kill its workers' process groups and exit.
+  const bool output_flowing = std::chrono::steady_clock::now() - last_output_ < std::chrono::seconds(5);
+  if (!killing_ && (printer_.buffered() > 0 || output_flowing)) {
+    // The agents are still sending output that a slow reader holds back: not a hang. Wait on.
+    teardown_timer_.expires_after(std::chrono::seconds(5));
+    teardown_timer_.async_wait([this](std::error_code ec) {
+      if (!ec) force_stop();
+    });
+    return;
+  }
+  finish(!killing_);
+}
+
+void Session::kill_now() {
+  killing_ = true;
+  for (auto& a : agents_) {
+    if (a.link && a.link->open() && !a.done) a.link->send({{"type", "kill"}});
+  }
+  teardown_timer_.expires_after(kKillConfirmBound);
+  teardown_timer_.async_wait([this](std::error_code ec) {
+    if (!ec) finish(false);
+  });
+  maybe_finish();
+}
+
+void Session::finish(bool drain_output) {
+  if (finishing_) {
+    if (!drain_output) io_.stop();  // a signal while the output drains: stop now
+    return;
+  }
+  finishing_ = true;
+  // Closing the agents' stdin makes each kill what is left of its workers and exit.
   for (auto& a : agents_) {
     if (a.link) a.link->close("hvdrun is stopping");
     a.process.reset();
     a.done = true;
   }
   server_->close();
-  signals_.cancel();
   heartbeat_timer_.cancel();
   start_timer_.cancel();
   teardown_timer_.cancel();
-  io_.stop();
+  if (!drain_output) return io_.stop();
+  // Signals stay armed while the output drains to a slow reader: one more stops hvdrun without the rest.
+  printer_.when_drained([this] {
+    signals_.cancel();
+    io_.stop();
+  });
 }
 
 void Session::maybe_finish() {
@@ -312,7 +353,16 @@ void Session::maybe_finish() {
   for (const auto& a : agents_) {
     if (!a.done) return;
   }
-  force_stop();
+  finish(!killing_);
+}
+
+void Session::on_output_written(int index, std::size_t bytes) {
+  Agent& agent = agents_.at(index);
+  agent.credit_due += bytes;
+  // Credit in batches, and all of it once hvdrun holds nothing more, so an agent is never left waiting.
+  if (agent.credit_due < protocol::kOutputWindow / 4 && printer_.buffered() > 0) return;
+  if (agent.link && agent.link->open()) agent.link->send({{"type", "credit"}, {"bytes", agent.credit_due}});
+  agent.credit_due = 0;
 }
 
 void Session::do_heartbeat() {
@@ -326,7 +376,7 @@ void Session::do_heartbeat() {
         a.link->close("no heartbeat for " + std::to_string(protocol::kHeartbeatTimeout.count()) + " s");
         continue;
       }
-      a.link->send({{"type", "heartbeat"}});
+      a.link->send_urgent({{"type", "heartbeat"}});
     }
     do_heartbeat();
   });
@@ -335,9 +385,11 @@ void Session::do_heartbeat() {
 void Session::do_wait_signal() {
   signals_.async_wait([this](std::error_code ec, int signal) {
     if (ec) return;
+    if (finishing_) return finish(false);  // only output left to write: stop without it
     if (tearing_down_ && exit_code_ && *exit_code_ == exit_code::kSignalBase + signal) {
-      std::cerr << "hvdrun: " << describe_signal(signal) << " again; killing every worker now" << std::endl;
-      return force_stop();
+      printer_.message("hvdrun: " + describe_signal(signal) + " again; killing every worker now");
+      kill_now();
+      return do_wait_signal();
     }
     fail(exit_code::kSignalBase + signal,
          "hvdrun: received " + describe_signal(signal) + "; stopping the job on every host");

@@ -4,8 +4,14 @@
 // Teardown, in one place (begin_teardown): the first failure (a worker's non-zero exit or fatal signal, a
 // worker that cannot be executed, a lost agent, SIGINT/SIGTERM/SIGHUP) sets the exit code and sends
 // "terminate" to every agent, which SIGTERMs its workers' process groups and SIGKILLs them after the grace
-// period. hvdrun waits for every agent's "bye" up to the grace period plus a margin, then closes the agents'
-// stdin (they kill whatever is left and exit) and returns.
+// period. hvdrun waits for every agent's "bye" up to the grace period plus a margin (longer while workers'
+// output is still on its way to a slow reader), then closes the agents' stdin (they kill whatever is left and
+// exit), writes out the output it still holds and returns. A second signal sends "kill" instead: every agent
+// SIGKILLs its workers at once and confirms with "bye"; hvdrun waits kKillConfirmBound for that, no more, and
+// does not wait for its output to be read.
+//
+// Output flow control (common/protocol.h): hvdrun credits each agent's output once written out, so it holds at
+// most protocol::kOutputWindow bytes of output per agent, and its event loop never blocks on a slow reader.
 #pragma once
 
 #include <asio.hpp>
@@ -44,9 +50,10 @@ class Session {
     std::unique_ptr<AgentProcess> process;
     std::shared_ptr<FramedConnection> link;
     std::chrono::steady_clock::time_point last_heard;
-    std::string failure;  // why it could not start, if it could not
-    std::string machine;  // the identity its hello reported (same_machine.h)
-    bool done = false;    // said bye, or its link is gone
+    std::string failure;         // why it could not start, if it could not
+    std::string machine;         // the identity its hello reported (same_machine.h)
+    bool done = false;           // said bye, or its link is gone
+    std::size_t credit_due = 0;  // output written out, not yet credited back
   };
   struct Rank {
     int pid = 0;
@@ -65,6 +72,9 @@ class Session {
   void fail(int code, const std::string& message);
   void begin_teardown();
   void force_stop();
+  void kill_now();
+  void finish(bool drain_output);
+  void on_output_written(int agent, std::size_t bytes);
   void maybe_finish();
   void do_heartbeat();
   void do_wait_signal();
@@ -85,6 +95,9 @@ class Session {
   OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;
+  std::chrono::steady_clock::time_point last_output_;  // when an agent last sent output
+  bool killing_ = false;                               // the second signal: kill now, do not wait for output
+  bool finishing_ = false;
 };
 
 }  // namespace hvd::launcher

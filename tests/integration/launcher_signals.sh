@@ -35,3 +35,31 @@ kill -KILL "$JOB_PID"
 wait "$JOB_PID" 2>/dev/null || true
 wait_gone 15 $WORKER_PIDS $agent_pids
 pass "SIGKILL of hvdrun: every worker and agent gone"
+
+# A second Ctrl-C kills at once: workers that ignore SIGTERM and SIGINT are SIGKILLed without waiting out
+# --kill-grace, and nothing of the job (the shells' children included) is left 2 s after hvdrun exits.
+tag="93.$$"
+"$HVDRUN" -np 2 --kill-grace 8 sh -c "trap '' TERM INT; echo started; sleep $tag" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+JOB_PID=$!
+deadline=$((SECONDS + 30))
+until [ "$(grep -c started "$TEST_TMP/out" || true)" -ge 2 ] && [ "$(pgrep -fc "sleep $tag" || true)" -ge 2 ]; do
+  [ $SECONDS -lt $deadline ] || fail "workers did not start: $(cat "$TEST_TMP/err")"
+  sleep 0.1
+done
+start=$SECONDS
+kill -INT "$JOB_PID"
+sleep 0.5
+kill -INT "$JOB_PID"
+set +e
+timeout 30 tail --pid="$JOB_PID" -f /dev/null
+wait "$JOB_PID"
+RC=$?
+set -e
+elapsed=$((SECONDS - start))
+[ "$RC" -eq 130 ] || fail "second SIGINT: hvdrun exited $RC, expected 130: $(cat "$TEST_TMP/err")"
+[ "$elapsed" -lt 6 ] || fail "second SIGINT: hvdrun took ${elapsed}s, as if it waited out --kill-grace 8"
+grep -qF "SIGINT again; killing every worker now" "$TEST_TMP/err" || fail "no message for the second SIGINT"
+sleep 2
+left=$(pgrep -f "sleep $tag" || true)
+[ -z "$left" ] || fail "second SIGINT: workers' children still alive 2 s after hvdrun exited: $left"
+pass "second SIGINT -> exit 130 in ${elapsed}s (kill grace 8 s), nothing left 2 s later"

@@ -1,0 +1,44 @@
+# Shared by launcher_output_flow.sh and multihost_output_flow.sh (sourced, not run): a job whose stdout is read
+# late by a slow reader must end 0 with every byte delivered, and hvdrun's and the agents' peak resident memory
+# must stay under the documented bound (README, "Output and flow control").
+RSS_BOUND_KB=$((32 * 1024))
+
+# peak_rss_watch OUTFILE PID...: samples VmHWM (the peak) of each PID until it exits; the last value per PID
+# ends up in OUTFILE as "PID KB" lines. Runs in the background; its pid is in WATCH_PID.
+peak_rss_watch() {
+  local out=$1; shift
+  (
+    declare -A peak
+    while :; do
+      local any=0
+      for p in "$@"; do
+        local v
+        v=$(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null) || continue
+        [ -n "$v" ] || continue
+        any=1
+        peak[$p]=$v
+      done
+      : >"$out.tmp"
+      for p in "${!peak[@]}"; do echo "$p ${peak[$p]}" >>"$out.tmp"; done
+      mv "$out.tmp" "$out"
+      [ $any -eq 1 ] || break
+      sleep 0.2
+    done
+  ) &
+  WATCH_PID=$!
+}
+
+# expect_rss_under FILE WHAT: every peak in FILE is under RSS_BOUND_KB.
+expect_rss_under() {
+  [ -s "$1" ] || fail "$2: no peak memory was sampled"
+  while read -r pid kb; do
+    [ "$kb" -lt "$RSS_BOUND_KB" ] || fail "$2: pid $pid peaked at $kb kB resident, over the ${RSS_BOUND_KB} kB bound"
+  done <"$1"
+}
+
+# expect_rank_output FILE RANK EXPECTED: rank RANK's stdout lines in FILE, prefixes stripped, equal EXPECTED.
+expect_rank_output() {
+  grep -a "^\[$2\]<stdout>:" "$1" | sed "s/^\[$2\]<stdout>://" >"$1.rank$2"
+  cmp -s "$1.rank$2" "$3" ||
+    fail "rank $2: output differs from what it wrote ($(wc -c <"$1.rank$2") bytes delivered, $(wc -c <"$3") written)"
+}
