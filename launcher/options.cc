@@ -227,6 +227,8 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
   app.add_flag("--mpi", options.mpi, "Launch the workers with mpirun");
   app.add_option("--mpi-args", options.mpi_args, "Extra arguments for mpirun, as one string")->type_name("ARGS");
   app.add_flag("--check-build", options.check_build, "Print what this build supports and exit");
+  app.add_flag("--horovod-compat", options.horovod_compat,
+               "Let unmodified Horovod scripts import horovod.torch (hvd's, via the workers' PYTHONPATH)");
 }
 
 std::string one_line(std::string text) {
