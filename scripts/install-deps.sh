@@ -9,6 +9,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   openssh-client openssh-server iproute2 procps
   libtorch-dev dataset-fashion-mnist
+  python3-torch python3-dev pybind11-dev
 )
 
 missing=()

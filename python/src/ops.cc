@@ -33,6 +33,17 @@ Handle allreduce_async(at::Tensor tensor, bool in_place, ReduceOp op, double pre
                          : hvd::torch::allreduce_async(tensor, options));
 }
 
+// The blocking form in one call: the enqueue and the wait share one release of the GIL and no Handle is made,
+// which is most of what a Python call adds for small tensors.
+at::Tensor allreduce(at::Tensor tensor, bool in_place, ReduceOp op, double prescale, double postscale,
+                     std::string name) {
+  py::gil_scoped_release no_gil;
+  auto options = allreduce_options(op, prescale, postscale, std::move(name));
+  if (!in_place) return hvd::torch::allreduce(tensor, options);
+  hvd::torch::allreduce_(tensor, options);
+  return tensor;
+}
+
 Handle grouped_allreduce_async(std::vector<at::Tensor> tensors, bool in_place, ReduceOp op, double prescale,
                                double postscale, std::string name) {
   py::gil_scoped_release no_gil;
@@ -91,6 +102,8 @@ void register_ops(py::module_& m) {
       .value("Product", ReduceOp::kProduct);
   m.def("allreduce_async", &allreduce_async, py::arg("tensor"), py::arg("in_place"), py::arg("op"),
         py::arg("prescale_factor"), py::arg("postscale_factor"), py::arg("name"));
+  m.def("allreduce", &allreduce, py::arg("tensor"), py::arg("in_place"), py::arg("op"), py::arg("prescale_factor"),
+        py::arg("postscale_factor"), py::arg("name"));
   m.def("grouped_allreduce_async", &grouped_allreduce_async, py::arg("tensors"), py::arg("in_place"), py::arg("op"),
         py::arg("prescale_factor"), py::arg("postscale_factor"), py::arg("name"));
   m.def("allgather_async", &allgather_async, py::arg("tensor"), py::arg("name"));

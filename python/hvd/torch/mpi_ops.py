@@ -56,12 +56,12 @@ class _Allreduce(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, name, op, prescale_factor, postscale_factor):
         ctx.args = (op, prescale_factor, postscale_factor)
-        return _C.allreduce_async(tensor, False, op, prescale_factor, postscale_factor, name).wait()
+        return _C.allreduce(tensor, False, op, prescale_factor, postscale_factor, name)
 
     @staticmethod
     def backward(ctx, grad_output):
         op, prescale_factor, postscale_factor = ctx.args
-        grad = _C.allreduce_async(grad_output.contiguous(), False, op, prescale_factor, postscale_factor, "").wait()
+        grad = _C.allreduce(grad_output.contiguous(), False, op, prescale_factor, postscale_factor, "")
         return grad, None, None, None, None
 
 
@@ -74,14 +74,16 @@ def allreduce(tensor, average=None, name=None, compression=Compression.none, op=
     if _differentiable(compressed):
         reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor)
     else:
-        reduced = _C.allreduce_async(compressed, False, op, prescale_factor, postscale_factor, name or "").wait()
+        reduced = _C.allreduce(compressed, False, op, prescale_factor, postscale_factor, name or "")
     return compression.decompress(reduced, ctx)
 
 
 def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                process_set=global_process_set):
     """Reduces `tensor` over all ranks in place and returns it."""
-    return allreduce_async_(tensor, average, name, op, prescale_factor, postscale_factor, process_set).wait()
+    check_process_set(process_set, "allreduce_")
+    op = _reduce_op(op, average, "allreduce_")
+    return _C.allreduce(tensor, True, op, prescale_factor, postscale_factor, name or "")
 
 
 # ---- grouped allreduce: negotiated and fused as one ------------------------------------------------------------
@@ -151,7 +153,7 @@ class _Allgather(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         # Horovod's rule: the gradient is averaged over ranks, then each rank takes its own rows.
-        grad = _C.allreduce_async(grad_output.contiguous(), False, Average, 1.0, 1.0, "").wait()
+        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "")
         rows = _C.allgather_async(torch.tensor([ctx.rows], dtype=torch.int64), "").wait()
         offset = int(rows[:rank()].sum())
         return grad.narrow(0, offset, ctx.rows), None
@@ -186,7 +188,7 @@ class _Broadcast(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         # Horovod's rule: the root gets the gradient averaged over ranks, the others zeros.
-        grad = _C.allreduce_async(grad_output.contiguous(), False, Average, 1.0, 1.0, "").wait()
+        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "")
         if rank() != ctx.root_rank:
             grad = torch.zeros_like(grad)
         return grad, None, None
