@@ -5,8 +5,8 @@
 #     interleaved, ROUNDS times; medians and the ratio Python / C++;
 #  2. the time of one allreduce of 8 B and 4 MiB from Python (allreduce_ in place, and allreduce) against
 #     hvd-bench's, at np=1 and np=2: what the Python call adds, in microseconds.
-# Usage: scripts/bench-python.sh [STEPS] (default 200 training steps per run); ROUNDS=3 by default. Needs a build
-# with the Python package (build/python).
+# Usage: scripts/bench-python.sh [STEPS] (default 200 training steps per run; 0 skips training); ROUNDS=3 by
+# default. Needs a build with the Python package (build/python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps="${1:-200}"
@@ -28,8 +28,9 @@ train() {  # train cpp|py NP -> samples/s of rank 0's BENCH line
     --max-steps "$steps" --log-interval 1000000 | grep -o 'BENCH .*')"
 }
 
-echo "## training samples/s (median of $rounds interleaved runs, $steps steps each)"
+[ "$steps" -gt 0 ] && echo "## training samples/s (median of $rounds interleaved runs, $steps steps each)"
 for np in 1 2; do
+  [ "$steps" -gt 0 ] || break
   cpp=() python=()
   for ((r = 0; r < rounds; r++)); do
     cpp+=("$(train cpp "$np")")
@@ -46,7 +47,7 @@ for np in 1 2; do
   cpp="$(timeout 300 "$bin/hvdrun" -np "$np" "$bin/hvd-bench" allreduce --sizes 8,4M --time 0.5 | grep -v '^#' |
     sed 's/^\[0\]<stdout>://' | awk '{ print $1, $2 }')"
   python="$(timeout 300 "$bin/hvdrun" -np "$np" "$py" examples/python/allreduce_bench.py --sizes 8,4M --time 0.5 |
-    sed 's/^\[0\]<stdout>://' | awk '/mode=/ { mode = $5 } !/^#/ { print mode, $1, $2 }')"
+    sed 's/^\[0\]<stdout>://' | awk '/mode=/ { mode = $NF } !/^#/ { print mode, $1, $2 }')"
   for bytes in 8 4194304; do
     c="$(awk -v b="$bytes" '$1 == b { print $2 }' <<<"$cpp")"
     pi="$(awk -v b="$bytes" '$1 == "mode=in_place" && $2 == b { print $3 }' <<<"$python")"
