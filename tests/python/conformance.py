@@ -185,7 +185,7 @@ def test_objects_barrier_join(rank, size):
             got = hvd.allreduce(torch.ones(4), op=hvd.Sum, name="join.step")
             assert torch.equal(got, torch.ones(4)), f"allreduce with joined ranks gave {got.tolist()}"
     last = hvd.join()
-    assert last == 0 if size > 1 else last == 0, f"join returned {last}"
+    assert last == 0, f"join returned {last}, expected 0 (rank 0 joins last)"
 
 
 def main():

@@ -3,6 +3,8 @@
 init() reads the job from the environment hvdrun (or mpirun) sets; without one it makes a 1-rank job.
 """
 
+import atexit
+
 from hvd.torch import _C
 
 HorovodInternalError = _C.HorovodInternalError
@@ -30,6 +32,8 @@ def init(comm=None, process_sets=None):
     if _C.is_initialized():
         return
     _C.init()
+    # As Horovod: a script that never calls shutdown() still stops the engine before the interpreter goes away.
+    atexit.register(_C.shutdown)
     # Every rank learns every host's rank count once, here, where all ranks are known to take part.
     import torch
     local_sizes = _C.allgather_async(torch.tensor([local_size()], dtype=torch.int32), "hvd.init.local_sizes").wait()
