@@ -9,4 +9,5 @@ PYBIND11_MODULE(_C, m) {
   hvd::python::register_ops(m);
   hvd::python::register_state(m);
   hvd::python::register_optimizer(m);
+  hvd::python::register_timeline(m);
 }

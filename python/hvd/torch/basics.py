@@ -101,15 +101,20 @@ def ccl_built():
 
 
 def start_timeline(file_path, mark_cycles=False):
-    """Starting the timeline from Python needs libhvd's hvd::start_timeline, which this build lacks."""
-    raise NotImplementedError("hvd.torch.start_timeline: this libhvd cannot start a timeline at run time; set "
-                              "HOROVOD_TIMELINE=" + str(file_path) + " in the job's environment (hvdrun -x "
-                              "HOROVOD_TIMELINE=...) to record one for the whole run")
+    """Starts recording this rank's timeline (a Chrome trace) to file_path; not collective."""
+    if not hasattr(_C, "start_timeline"):
+        raise NotImplementedError("hvd.torch.start_timeline: this libhvd cannot start a timeline at run time; set "
+                                  "HOROVOD_TIMELINE=" + str(file_path) + " in the job's environment (hvdrun -x "
+                                  "HOROVOD_TIMELINE=...) to record one for the whole run")
+    _C.start_timeline(str(file_path), bool(mark_cycles))
 
 
 def stop_timeline():
-    raise NotImplementedError("hvd.torch.stop_timeline: this libhvd cannot stop a timeline at run time; a "
-                              "HOROVOD_TIMELINE set at start records until shutdown")
+    """Stops the timeline; its file is complete afterwards."""
+    if not hasattr(_C, "stop_timeline"):
+        raise NotImplementedError("hvd.torch.stop_timeline: this libhvd cannot stop a timeline at run time; a "
+                                  "HOROVOD_TIMELINE set at start records until shutdown")
+    _C.stop_timeline()
 
 
 class ProcessSet:
