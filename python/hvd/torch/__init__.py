@@ -5,10 +5,10 @@ The collectives, the engine and DistributedOptimizer's gradient hooks are libhvd
 package is the Python face of them (hvd.torch._C is the binding).
 """
 
-import torch  # first: the binding links libtorch_python, which torch's own import initializes
+import torch  # noqa: F401  (first: the binding links libtorch_python, which torch's import initializes)
 
 try:
-    from hvd.torch import _C
+    from hvd.torch import _C  # noqa: F401
 except ImportError as e:
     raise ImportError(f"hvd.torch: cannot load its extension hvd.torch._C ({e}); it is built for the torch of "
                       "Debian's python3-torch (run /usr/bin/python3) and needs build/lib or the installed "
