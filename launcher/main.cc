@@ -13,6 +13,7 @@
 #include "launcher/check_hosts.h"
 #include "launcher/command_check.h"
 #include "launcher/exit_codes.h"
+#include "launcher/horovod_compat.h"
 #include "launcher/mpi_launch.h"
 #include "launcher/options.h"
 #include "launcher/plan.h"
@@ -35,6 +36,10 @@ int run(int argc, char** argv) {
   }
   auto options = std::get<LaunchOptions>(std::move(parsed));
   hvd::setup_logging("hvdrun", options.verbose ? "info" : options.log_level);
+  if (options.horovod_compat) {
+    const auto bin_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+    add_horovod_compat(options, find_horovod_compat_dir(bin_dir).string(), environ);
+  }
   if (options.check_build) return check_build();
   if (options.check_hosts) return check_hosts(std::move(options), local_agent_path());
   if (options.mpi) return run_with_mpi(options);

@@ -257,6 +257,8 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
       ->type_name("ssh|slurm");
   app.add_option("--max-restarts", raw.max_restarts, "Restart the whole job on failure up to N times (0)")
       ->type_name("N");
+  app.add_flag("--horovod-compat", options.horovod_compat,
+               "Let unmodified Horovod scripts import horovod.torch (hvd's, via the workers' PYTHONPATH)");
 }
 
 std::string one_line(std::string text) {

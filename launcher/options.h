@@ -35,7 +35,8 @@ struct LaunchOptions {
   bool check_hosts = false;  // preflight; no command needed
   bool mpi = false;
   std::string mpi_args;
-  bool check_build = false;  // print what was built; no command needed
+  bool check_build = false;     // print what was built; no command needed
+  bool horovod_compat = false;  // --horovod-compat: Horovod's package name on the workers' PYTHONPATH (main.cc)
 
   // Slurm and restarts (issue 14).
   enum class Launcher { kSsh, kSlurm };

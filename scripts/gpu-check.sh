@@ -64,4 +64,16 @@ echo "## hvd-bench --gpu allreduce, 64 tensors per step (fused), np=1"
 timeout -k 5 120 "$BIN/hvdrun" -np 1 "$BIN/hvd-bench" allreduce --gpu --tensors 64 --sizes 1M,64M --time 0.2
 rc=$?
 [ $rc -ne 0 ] && { echo "gpu-check: hvd-bench --gpu --tensors failed (exit $rc)" >&2; exit $rc; }
+# hvd.torch with CUDA tensors, where this machine's Python has a CUDA-enabled torch of the release hvd_torch was
+# built against and the build's Python package came along (BIN_DIR/../python).
+PYDIR="$BIN/../python"
+if ls "$PYDIR"/hvd/torch/_C*.so >/dev/null 2>&1 &&
+   PYTHONPATH="$PYDIR" python3 -c 'import torch, hvd.torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  echo "## hvd.torch: CUDA tensors and DistributedOptimizer, np=1"
+  PYTHONPATH="$PYDIR" timeout -k 5 120 "$BIN/hvdrun" -np 1 python3 "$(dirname "$0")/../tests/python/gpu.py"
+  rc=$?
+  [ $rc -ne 0 ] && { echo "gpu-check: hvd.torch GPU check failed (exit $rc)" >&2; exit $rc; }
+else
+  echo "## hvd.torch: skipped (no build/python here, or this Python's torch cannot load it or has no CUDA)"
+fi
 echo "gpu-check: all passed"

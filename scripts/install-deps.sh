@@ -10,6 +10,7 @@ packages=(
   openssh-client openssh-server iproute2 procps
   slurm-wlm munge
   libtorch-dev dataset-fashion-mnist
+  python3-torch python3-dev pybind11-dev
 )
 
 missing=()

@@ -1,0 +1,334 @@
+"""horovod.torch's collectives on torch tensors, over libhvd through hvd_torch (hvd.torch._C).
+
+Each op has an _async form returning a handle for poll()/synchronize(); allreduce and broadcast also have in-place
+`_` forms. Ops are matched across ranks by name; unnamed ops are named from call order, so every rank must call
+them in the same order. allreduce, grouped_allreduce, allgather, broadcast, alltoall and reducescatter carry
+gradients (autograd Functions, as in Horovod). Errors raise HorovodInternalError with libhvd's message.
+"""
+
+import warnings
+
+import torch
+
+from hvd.torch import _C
+from hvd.torch.basics import Average, Sum, check_process_set, global_process_set, rank, size
+from hvd.torch.compression import Compression
+
+
+def _reduce_op(op, average, what):
+    if average is not None:
+        if op is not None:
+            raise ValueError(f"hvd.torch.{what}: give op or average (deprecated), not both")
+        warnings.warn(f"hvd.torch.{what}: average= is deprecated; use op=hvd.Average or op=hvd.Sum",
+                      DeprecationWarning, stacklevel=3)
+        return Average if average else Sum
+    if op is None:
+        return Average
+    if not isinstance(op, _C.ReduceOp):
+        raise ValueError(f"hvd.torch.{what}: op={op!r} is not a reduction; use hvd.Average, hvd.Sum, hvd.Adasum, "
+                         "hvd.Min, hvd.Max or hvd.Product")
+    return op
+
+
+def _differentiable(*tensors):
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+# ---- allreduce -------------------------------------------------------------------------------------------------
+
+def allreduce_async(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                    process_set=global_process_set):
+    """Starts reducing `tensor` over all ranks into a new tensor; returns a handle."""
+    check_process_set(process_set, "allreduce_async")
+    op = _reduce_op(op, average, "allreduce_async")
+    return _C.allreduce_async(tensor, False, op, prescale_factor, postscale_factor, name or "")
+
+
+def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                     process_set=global_process_set):
+    """Starts reducing `tensor` over all ranks in place; returns a handle."""
+    check_process_set(process_set, "allreduce_async_")
+    op = _reduce_op(op, average, "allreduce_async_")
+    return _C.allreduce_async(tensor, True, op, prescale_factor, postscale_factor, name or "")
+
+
+class _Allreduce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, name, op, prescale_factor, postscale_factor):
+        ctx.args = (op, prescale_factor, postscale_factor)
+        return _C.allreduce(tensor, False, op, prescale_factor, postscale_factor, name)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        op, prescale_factor, postscale_factor = ctx.args
+        grad = _C.allreduce(grad_output.contiguous(), False, op, prescale_factor, postscale_factor, "")
+        return grad, None, None, None, None
+
+
+def allreduce(tensor, average=None, name=None, compression=Compression.none, op=None, prescale_factor=1.0,
+              postscale_factor=1.0, process_set=global_process_set):
+    """Returns `tensor` reduced over all ranks (Average unless op says otherwise); `tensor` is unchanged."""
+    check_process_set(process_set, "allreduce")
+    op = _reduce_op(op, average, "allreduce")
+    compressed, ctx = compression.compress(tensor)
+    if _differentiable(compressed):
+        reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor)
+    else:
+        reduced = _C.allreduce(compressed, False, op, prescale_factor, postscale_factor, name or "")
+    return compression.decompress(reduced, ctx)
+
+
+def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+               process_set=global_process_set):
+    """Reduces `tensor` over all ranks in place and returns it."""
+    check_process_set(process_set, "allreduce_")
+    op = _reduce_op(op, average, "allreduce_")
+    return _C.allreduce(tensor, True, op, prescale_factor, postscale_factor, name or "")
+
+
+# ---- grouped allreduce: negotiated and fused as one ------------------------------------------------------------
+
+def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                            process_set=global_process_set):
+    check_process_set(process_set, "grouped_allreduce_async")
+    op = _reduce_op(op, average, "grouped_allreduce_async")
+    return _C.grouped_allreduce_async(list(tensors), False, op, prescale_factor, postscale_factor, name or "")
+
+
+def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                             process_set=global_process_set):
+    check_process_set(process_set, "grouped_allreduce_async_")
+    op = _reduce_op(op, average, "grouped_allreduce_async_")
+    return _C.grouped_allreduce_async(list(tensors), True, op, prescale_factor, postscale_factor, name or "")
+
+
+class _GroupedAllreduce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, name, op, prescale_factor, postscale_factor, *tensors):
+        ctx.args = (op, prescale_factor, postscale_factor)
+        return tuple(_C.grouped_allreduce_async(list(tensors), False, op, prescale_factor, postscale_factor,
+                                                name).wait())
+
+    @staticmethod
+    def backward(ctx, *grads):
+        op, prescale_factor, postscale_factor = ctx.args
+        reduced = _C.grouped_allreduce_async([g.contiguous() for g in grads], False, op, prescale_factor,
+                                             postscale_factor, "").wait()
+        return (None, None, None, None, *reduced)
+
+
+def grouped_allreduce(tensors, average=None, name=None, compression=Compression.none, op=None, prescale_factor=1.0,
+                      postscale_factor=1.0, process_set=global_process_set):
+    """Returns the list of `tensors`, each reduced over all ranks, as one fused operation."""
+    check_process_set(process_set, "grouped_allreduce")
+    op = _reduce_op(op, average, "grouped_allreduce")
+    compressed, ctxs = zip(*[compression.compress(t) for t in tensors]) if tensors else ((), ())
+    if _differentiable(*compressed):
+        reduced = _GroupedAllreduce.apply(name or "", op, prescale_factor, postscale_factor, *compressed)
+    else:
+        reduced = _C.grouped_allreduce_async(list(compressed), False, op, prescale_factor, postscale_factor,
+                                             name or "").wait()
+    return [compression.decompress(t, ctx) for t, ctx in zip(reduced, ctxs)]
+
+
+def grouped_allreduce_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                       process_set=global_process_set):
+    return grouped_allreduce_async_(tensors, average, name, op, prescale_factor, postscale_factor,
+                                    process_set).wait()
+
+
+# ---- allgather -------------------------------------------------------------------------------------------------
+
+def allgather_async(tensor, name=None, process_set=global_process_set):
+    check_process_set(process_set, "allgather_async")
+    return _C.allgather_async(tensor, name or "")
+
+
+class _Allgather(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, name):
+        ctx.rows = tensor.shape[0] if tensor.dim() > 0 else 1
+        return _C.allgather_async(tensor, name).wait()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # Horovod's rule: the gradient is averaged over ranks, then each rank takes its own rows.
+        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "")
+        rows = _C.allgather_async(torch.tensor([ctx.rows], dtype=torch.int64), "").wait()
+        offset = int(rows[:rank()].sum())
+        return grad.narrow(0, offset, ctx.rows), None
+
+
+def allgather(tensor, name=None, process_set=global_process_set):
+    """Concatenates every rank's `tensor` along dimension 0 (its size may differ per rank)."""
+    check_process_set(process_set, "allgather")
+    if _differentiable(tensor):
+        return _Allgather.apply(tensor, name or "")
+    return _C.allgather_async(tensor, name or "").wait()
+
+
+# ---- broadcast -------------------------------------------------------------------------------------------------
+
+def broadcast_async(tensor, root_rank, name=None, process_set=global_process_set):
+    check_process_set(process_set, "broadcast_async")
+    return _C.broadcast_async(tensor, False, root_rank, name or "")
+
+
+def broadcast_async_(tensor, root_rank, name=None, process_set=global_process_set):
+    check_process_set(process_set, "broadcast_async_")
+    return _C.broadcast_async(tensor, True, root_rank, name or "")
+
+
+class _Broadcast(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, root_rank, name):
+        ctx.root_rank = root_rank
+        return _C.broadcast_async(tensor, False, root_rank, name).wait()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # Horovod's rule: the root gets the gradient averaged over ranks, the others zeros.
+        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "")
+        if rank() != ctx.root_rank:
+            grad = torch.zeros_like(grad)
+        return grad, None, None
+
+
+def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
+    """Returns root_rank's `tensor` on every rank; `tensor` is unchanged."""
+    check_process_set(process_set, "broadcast")
+    if _differentiable(tensor):
+        return _Broadcast.apply(tensor, root_rank, name or "")
+    return _C.broadcast_async(tensor, False, root_rank, name or "").wait()
+
+
+def broadcast_(tensor, root_rank, name=None, process_set=global_process_set):
+    """Overwrites `tensor` with root_rank's, in place, and returns it."""
+    return broadcast_async_(tensor, root_rank, name, process_set).wait()
+
+
+# ---- alltoall --------------------------------------------------------------------------------------------------
+
+def _split_list(splits):
+    if splits is None:
+        return []
+    if torch.is_tensor(splits):
+        return [int(s) for s in splits.tolist()]
+    return [int(s) for s in splits]
+
+
+def alltoall_async(tensor, splits=None, name=None, process_set=global_process_set):
+    """Starts an alltoall; synchronize() returns (received rows, received splits as an int32 tensor)."""
+    check_process_set(process_set, "alltoall_async")
+    return _C.alltoall_async(tensor, _split_list(splits), name or "")
+
+
+class _Alltoall(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, splits, name):
+        output, received = _C.alltoall_async(tensor, splits, name).wait()
+        ctx.received = received
+        ctx.mark_non_differentiable(received)
+        return output, received
+
+    @staticmethod
+    def backward(ctx, grad_output, _):
+        grad, _ = _C.alltoall_async(grad_output.contiguous(), _split_list(ctx.received), "").wait()
+        return grad, None, None
+
+
+def alltoall(tensor, splits=None, name=None, process_set=global_process_set):
+    """Sends splits[i] rows of dimension 0 to rank i (equal parts without splits). Returns the rows received, and,
+    when splits was given, how many came from each rank."""
+    check_process_set(process_set, "alltoall")
+    split_list = _split_list(splits)
+    if _differentiable(tensor):
+        output, received = _Alltoall.apply(tensor, split_list, name or "")
+    else:
+        output, received = _C.alltoall_async(tensor, split_list, name or "").wait()
+    return output if splits is None else (output, received)
+
+
+# ---- reducescatter ---------------------------------------------------------------------------------------------
+
+class _ScaledHandle:
+    """A handle whose result is multiplied by a factor when it is collected (reducescatter's postscale)."""
+
+    def __init__(self, handle, factor):
+        self._handle, self._factor = handle, factor
+
+    def poll(self):
+        return self._handle.poll()
+
+    def wait(self):
+        return self._handle.wait() * self._factor
+
+
+def _reducescatter_op(op):
+    op = Average if op is None else op
+    if op not in (Average, Sum):
+        raise ValueError(f"hvd.torch.reducescatter: op={op!r} is not supported; use hvd.Average or hvd.Sum")
+    return op
+
+
+def reducescatter_async(tensor, name=None, op=Average, process_set=global_process_set, prescale_factor=1.0,
+                        postscale_factor=1.0):
+    check_process_set(process_set, "reducescatter_async")
+    op = _reducescatter_op(op)
+    if prescale_factor != 1.0:
+        tensor = tensor * prescale_factor
+    handle = _C.reducescatter_async(tensor, op, name or "")
+    return handle if postscale_factor == 1.0 else _ScaledHandle(handle, postscale_factor)
+
+
+class _Reducescatter(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, name, op):
+        ctx.op = op
+        return _C.reducescatter_async(tensor, op, name).wait()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad = _C.allgather_async(grad_output.contiguous(), "").wait()
+        if ctx.op == Average:
+            grad = grad / size()
+        return grad, None, None
+
+
+def reducescatter(tensor, name=None, compression=Compression.none, op=Average, process_set=global_process_set,
+                  prescale_factor=1.0, postscale_factor=1.0):
+    """Reduces `tensor` over all ranks and returns this rank's share of dimension 0 (the first ranks get one row
+    more when it does not divide)."""
+    check_process_set(process_set, "reducescatter")
+    op = _reducescatter_op(op)
+    compressed, ctx = compression.compress(tensor * prescale_factor if prescale_factor != 1.0 else tensor)
+    if _differentiable(compressed):
+        reduced = _Reducescatter.apply(compressed, name or "", op)
+    else:
+        reduced = _C.reducescatter_async(compressed, op, name or "").wait()
+    reduced = compression.decompress(reduced, ctx)
+    return reduced * postscale_factor if postscale_factor != 1.0 else reduced
+
+
+# ---- handles, barrier, join ------------------------------------------------------------------------------------
+
+def poll(handle):
+    """True once the op behind `handle` is done; synchronize() will then not block."""
+    return handle.poll()
+
+
+def synchronize(handle):
+    """Waits for the op behind `handle` (without holding the GIL) and returns its result; raises its error."""
+    return handle.wait()
+
+
+def barrier(process_set=global_process_set):
+    """Returns once every rank has called barrier()."""
+    check_process_set(process_set, "barrier")
+    _C.barrier()
+
+
+def join(device=-1):
+    """This rank has no more data: until every rank has joined, its part in other ranks' allreduces is zeros.
+    Returns the last rank to join."""
+    return _C.join()

@@ -1,0 +1,33 @@
+// Broadcasting state through hvd_torch (parameters in place, pickled objects as bytes) and its fp16 compression.
+#include <string>
+
+#include "binding.h"
+#include "hvd/torch.h"
+
+namespace hvd::python {
+
+void register_state(py::module_& m) {
+  m.def(
+      "broadcast_parameters",
+      [](const hvd::torch::NamedTensors& named, int root) { hvd::torch::broadcast_parameters(named, root); },
+      py::arg("named_tensors"), py::arg("root_rank"), py::call_guard<py::gil_scoped_release>(),
+      "Root's tensors everywhere, in place; names must be the same on all ranks");
+  m.def(
+      "broadcast_object",
+      [](const py::bytes& bytes, int root, const std::string& name) {
+        std::string data = bytes;
+        {
+          py::gil_scoped_release no_gil;
+          data = hvd::torch::broadcast_object(data, root, name);
+        }
+        return py::bytes(data);
+      },
+      py::arg("data"), py::arg("root_rank"), py::arg("name"));
+  m.def("compress_fp16", [](const at::Tensor& t) { return hvd::torch::compress(t, hvd::torch::Compression::kFP16); });
+  m.def("decompress_fp16", [](const at::Tensor& t, const py::object& dtype) {
+    return hvd::torch::decompress(t, ::torch::python::detail::py_object_to_dtype(dtype),
+                                  hvd::torch::Compression::kFP16);
+  });
+}
+
+}  // namespace hvd::python
