@@ -14,6 +14,7 @@ using detail::OpType;
 using detail::Request;
 using detail::Runtime;
 using detail::TensorEntry;
+using Pickup = detail::Engine::Pickup;
 
 void check_view(const TensorView& t, const char* op, const std::string& name, const char* which) {
   for (auto d : t.shape) {
@@ -47,11 +48,13 @@ std::string name_or_next(const std::string& name, OpType type) {
   return name.empty() ? Runtime::get().engine().next_name(type) : name;
 }
 
-Handle submit(Request q, const TensorView& input, const TensorView& output, OutputAllocator allocate = {}) {
+// kCaller for the blocking forms: the calling thread waits next and runs the cycle itself (engine.h).
+Handle submit(Request q, const TensorView& input, const TensorView& output, OutputAllocator allocate = {},
+              Pickup pickup = Pickup::kBackground) {
   auto state = std::make_shared<detail::HandleState>(1);
   std::vector<TensorEntry> entries;
   entries.push_back(TensorEntry{std::move(q), input, output, std::move(allocate), state});
-  Runtime::get().engine().enqueue(std::move(entries));
+  Runtime::get().engine().enqueue(std::move(entries), pickup);
   return Handle(state);
 }
 
@@ -86,7 +89,10 @@ int local_size() { return Runtime::get().topology().local_size; }
 int cross_rank() { return Runtime::get().topology().cross_rank; }
 int cross_size() { return Runtime::get().topology().cross_size; }
 
-Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
+namespace {
+
+TensorEntry allreduce_entry(const TensorView& input, const TensorView& output, const AllreduceOptions& options,
+                            std::shared_ptr<detail::HandleState> state) {
   auto name = name_or_next(options.name, OpType::kAllreduce);
   check_view(input, "allreduce", name, "input");
   check_view(output, "allreduce", name, "output");
@@ -95,11 +101,47 @@ Handle allreduce_async(const TensorView& input, const TensorView& output, const 
   q.reduce_op = options.op;
   q.prescale = options.prescale_factor;
   q.postscale = options.postscale_factor;
-  return submit(std::move(q), input, output);
+  return TensorEntry{std::move(q), input, output, {}, std::move(state)};
+}
+
+Handle allreduce_submit(const TensorView& input, const TensorView& output, const AllreduceOptions& options,
+                        Pickup pickup) {
+  auto state = std::make_shared<detail::HandleState>(1);
+  std::vector<TensorEntry> entries;
+  entries.push_back(allreduce_entry(input, output, options, state));
+  Runtime::get().engine().enqueue(std::move(entries), pickup);
+  return Handle(state);
+}
+
+}  // namespace
+
+Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
+  return allreduce_submit(input, output, options, Pickup::kBackground);
 }
 
 void allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
-  allreduce_async(input, output, options).wait();
+  allreduce_submit(input, output, options, Pickup::kCaller).wait();
+}
+
+std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
+                                          const std::vector<std::string>& names, const AllreduceOptions& options) {
+  if (inputs.size() != outputs.size() || inputs.size() != names.size()) {
+    throw Error("allreduce batch: " + std::to_string(inputs.size()) + " inputs, " + std::to_string(outputs.size()) +
+                " outputs and " + std::to_string(names.size()) + " names; pass one output and one name per input");
+  }
+  std::vector<TensorEntry> entries;
+  std::vector<Handle> handles;
+  entries.reserve(inputs.size());
+  handles.reserve(inputs.size());
+  AllreduceOptions each = options;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto state = std::make_shared<detail::HandleState>(1);
+    each.name = names[i];
+    entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state));
+    handles.emplace_back(std::move(state));
+  }
+  if (!entries.empty()) Runtime::get().engine().enqueue(std::move(entries));
+  return handles;
 }
 
 Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
@@ -154,15 +196,23 @@ TensorView allgather(const TensorView& input, const AllgatherOptions& options) {
   return h.output();
 }
 
-Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options) {
+namespace {
+Handle broadcast_submit(const TensorView& tensor, const BroadcastOptions& options, Pickup pickup) {
   auto name = name_or_next(options.name, OpType::kBroadcast);
   check_view(tensor, "broadcast", name, "tensor");
   Request q = make_request(OpType::kBroadcast, name, tensor);
   q.root = options.root;
-  return submit(std::move(q), tensor, tensor);
+  return submit(std::move(q), tensor, tensor, {}, pickup);
+}
+}  // namespace
+
+Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options) {
+  return broadcast_submit(tensor, options, Pickup::kBackground);
 }
 
-void broadcast(const TensorView& tensor, const BroadcastOptions& options) { broadcast_async(tensor, options).wait(); }
+void broadcast(const TensorView& tensor, const BroadcastOptions& options) {
+  broadcast_submit(tensor, options, Pickup::kCaller).wait();
+}
 
 Handle alltoall_async(const TensorView& input, const AlltoallOptions& options) {
   auto name = name_or_next(options.name, OpType::kAlltoall);
@@ -183,12 +233,12 @@ Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& 
 void barrier() {
   auto name = Runtime::get().engine().next_name(OpType::kBarrier);
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  submit(make_request(OpType::kBarrier, name, none), none, none).wait();
+  submit(make_request(OpType::kBarrier, name, none), none, none, {}, Pickup::kCaller).wait();
 }
 
 int join() {
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  auto h = submit(make_request(OpType::kJoin, "join", none), none, none);
+  auto h = submit(make_request(OpType::kJoin, "join", none), none, none, {}, Pickup::kCaller);
   h.wait();
   return h.last_joined_rank();
 }
