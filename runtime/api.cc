@@ -140,7 +140,12 @@ std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs,
     entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state));
     handles.emplace_back(std::move(state));
   }
-  if (!entries.empty()) Runtime::get().engine().enqueue(std::move(entries));
+  if (entries.empty()) return handles;
+  // The step is complete: this thread runs it now when the engine is idle, else hands it to the engine's thread.
+  auto last = entries.back().handle;
+  auto& engine = Runtime::get().engine();
+  engine.enqueue(std::move(entries), Pickup::kCaller);
+  engine.drive(*last);
   return handles;
 }
 

@@ -168,38 +168,38 @@ bool Engine::cycle() {
   const bool want_shutdown = queue_.shutdown_requested() && !shutdown_sent_;
   vote(had_new, want_shutdown, start);
 
-  std::vector<Response> responses = take_cached();
-  bool keep_going = true;
-  if (vote_.full()) {
-    ResponseList list = negotiate(want_shutdown);
-    remember(list.responses);
-    std::move(list.responses.begin(), list.responses.end(), std::back_inserter(responses));
-    if (!list.shutdown.empty()) {
-      stop_reason_ = list.shutdown;
-      keep_going = false;
-    }
-  }
-  const int executed = execute_all(std::move(responses));
+  take_cached();
+  ResponseList negotiated;
+  if (vote_.full()) negotiated = negotiate(want_shutdown);
+  const int executed = execute_all(negotiated.responses);
+  // After executing: the cache's slots of this cycle's responses must not change before they ran.
+  remember(negotiated.responses);
   pace(vote_.any_new() || executed > 0, Clock::now());
-  return keep_going;
+  if (negotiated.shutdown.empty()) return true;
+  stop_reason_ = negotiated.shutdown;
+  return false;
 }
 
 // Sorts the new requests: a cache hit waits in pending_hits_ for the vote; the rest go to the next negotiation.
 bool Engine::take_new_requests(Clock::time_point now) {
   bool had_new = std::exchange(requeued_, false);
   queue_.take_new(taken_);
-  for (auto& q : taken_) {
+  for (const Request* q : taken_) {
     had_new = true;
-    if (q.type == OpType::kJoin) joined_ = true;
-    if (cache_.capacity() > 0 && ResponseCache::cacheable(q)) {
-      auto found = cache_.lookup(q);
-      if (found.kind == ResponseCache::Kind::kHit && !pending_hits_.count(found.slot)) {
-        pending_hits_.emplace(found.slot, Hit{std::move(q), now});
-        continue;
+    if (q->type == OpType::kJoin) joined_ = true;
+    if (cache_.capacity() > 0 && ResponseCache::cacheable(*q)) {
+      auto found = cache_.lookup(*q);
+      if (found.kind == ResponseCache::Kind::kHit) {
+        if (pending_hits_.size() <= found.slot) pending_hits_.resize(cache_.span());
+        Hit& hit = pending_hits_[found.slot];
+        if (!hit.request) {
+          hit = Hit{q, now};
+          continue;
+        }
       }
       if (found.kind == ResponseCache::Kind::kStale) evict_.insert(found.slot);
     }
-    uncached_.push_back(std::move(q));
+    uncached_.push_back(*q);
   }
   return had_new;
 }
@@ -208,8 +208,9 @@ bool Engine::take_new_requests(Clock::time_point now) {
 // which ranks are missing.
 void Engine::requeue_slow_hits(Clock::time_point now) {
   if (!stall_.enabled()) return;
-  for (const auto& [slot, hit] : pending_hits_) {
-    if (now - hit.since > config_.stall_check_time / 2) evict_.insert(slot);
+  for (std::size_t slot = 0; slot < pending_hits_.size(); ++slot) {
+    const Hit& hit = pending_hits_[slot];
+    if (hit.request && now - hit.since > config_.stall_check_time / 2) evict_.insert(slot);
   }
 }
 
@@ -221,16 +222,18 @@ void Engine::vote(bool had_new, bool want_shutdown, Clock::time_point now) {
   local.joined = joined_;
   // Built from what this rank holds, not by probing every slot: the cache may be far larger than one step.
   vote_.begin(cache_.span(), local);
-  for (const auto& [slot, hit] : pending_hits_) vote_.ready(slot);
+  for (std::size_t slot = 0; slot < pending_hits_.size(); ++slot) {
+    if (pending_hits_[slot].request) vote_.ready(slot);
+  }
   for (auto slot : evict_) vote_.evict(slot);
   evict_.clear();
   data_plane([&] { comm_.allreduce(vote_.data(), vote_.size(), DataType::kUInt8, ReduceOp::kMin); });
 }
 
-// The cached responses every rank is ready for, in slot order (the same on every rank); slots some rank dropped
-// are erased everywhere, and this rank's requests for them renegotiated.
-std::vector<Response> Engine::take_cached() {
-  std::vector<Response> cached;
+// The cached responses every rank is ready for, in slot order (the same on every rank), into ready_slots_; slots
+// some rank dropped are erased everywhere, and this rank's requests for them renegotiated.
+void Engine::take_cached() {
+  ready_slots_.clear();
   for (std::size_t s = 0; s < vote_.span(); ++s) {
     if (!vote_.kept_everywhere(s)) {
       renegotiate(s);
@@ -238,19 +241,17 @@ std::vector<Response> Engine::take_cached() {
       continue;
     }
     if (!vote_.all_joined() && vote_.ready_everywhere(s) && cache_.has(s)) {
-      cached.push_back(cache_.at(s));
+      ready_slots_.push_back(s);
       cache_.touch(s);
-      pending_hits_.erase(s);
+      if (s < pending_hits_.size()) pending_hits_[s] = {};
     }
   }
-  return cached;
 }
 
 void Engine::renegotiate(std::size_t slot) {
-  auto it = pending_hits_.find(slot);
-  if (it == pending_hits_.end()) return;
-  uncached_.push_back(std::move(it->second.request));
-  pending_hits_.erase(it);
+  if (slot >= pending_hits_.size() || !pending_hits_[slot].request) return;
+  uncached_.push_back(*pending_hits_[slot].request);
+  pending_hits_[slot] = {};
   requeued_ = true;
 }
 
@@ -283,9 +284,23 @@ void Engine::remember(const std::vector<Response>& negotiated) {
 }
 
 // Fuses the cycle's responses (cached first, then negotiated: the same list on every rank) and runs them in order.
-int Engine::execute_all(std::vector<Response> responses) {
+// A cycle of cached responses only, like the last one, runs the plan it made then.
+int Engine::execute_all(const std::vector<Response>& negotiated) {
+  const std::size_t threshold = fusion_threshold_.load(std::memory_order_relaxed);
+  const bool reuse = negotiated.empty() && !ready_slots_.empty() && plan_.slots == ready_slots_ &&
+                     plan_.cache_version == cache_.version() && plan_.threshold == threshold;
+  if (!reuse) {
+    std::vector<Response> singles;
+    singles.reserve(ready_slots_.size() + negotiated.size());
+    for (auto s : ready_slots_) singles.push_back(cache_.at(s));
+    singles.insert(singles.end(), negotiated.begin(), negotiated.end());
+    plan_.fused = plan_fusion(std::move(singles), threshold);
+    plan_.slots = negotiated.empty() ? ready_slots_ : std::vector<std::size_t>{};
+    plan_.cache_version = cache_.version();
+    plan_.threshold = threshold;
+  }
   int executed = 0;
-  for (const auto& r : plan_fusion(std::move(responses), fusion_threshold_.load(std::memory_order_relaxed))) {
+  for (const auto& r : plan_.fused) {
     execute(r);
     if (r.type == OpType::kJoin) joined_ = false;  // every rank joined: the next round starts fresh
     ++executed;

@@ -28,7 +28,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -76,8 +75,16 @@ class Engine final : public WaitDriver {
 
  private:
   struct Hit {
-    Request request;
+    const Request* request = nullptr;  // in its queue entry, which stays until the response runs; null: none
     Clock::time_point since;
+  };
+  // The fused plan of the last cycle that ran cached responses only: a repeated step reuses it instead of copying
+  // and fusing its responses again. Valid while the cache and the threshold are unchanged.
+  struct CachedPlan {
+    std::vector<std::size_t> slots;
+    std::uint64_t cache_version = 0;
+    std::size_t threshold = 0;
+    std::vector<Response> fused;
   };
 
   void run();
@@ -87,11 +94,11 @@ class Engine final : public WaitDriver {
   bool take_new_requests(Clock::time_point now);
   void requeue_slow_hits(Clock::time_point now);
   void vote(bool had_new, bool want_shutdown, Clock::time_point now);
-  std::vector<Response> take_cached();
+  void take_cached();
   ResponseList negotiate(bool want_shutdown);
   void remember(const std::vector<Response>& negotiated);
   void renegotiate(std::size_t slot);
-  int execute_all(std::vector<Response> responses);
+  int execute_all(const std::vector<Response>& negotiated);
   void execute(const Response& r);
   void execute_on_gpu(const Response& r);
   void pace(bool progress, Clock::time_point end);
@@ -120,10 +127,12 @@ class Engine final : public WaitDriver {
   std::mutex cycle_mutex_;
   ResponseCache cache_;
   CycleVote vote_;
-  std::vector<Request> taken_;               // the cycle's new requests, reused
-  std::vector<Request> uncached_;            // to send at the next full negotiation
-  std::map<std::size_t, Hit> pending_hits_;  // cache slot -> this rank's request waiting for the others
-  std::set<std::size_t> evict_;              // slots this rank wants every rank to drop
+  std::vector<const Request*> taken_;     // the cycle's new requests, reused
+  std::vector<std::size_t> ready_slots_;  // the cycle's cached responses every rank is ready for
+  CachedPlan plan_;
+  std::vector<Request> uncached_;  // to send at the next full negotiation
+  std::vector<Hit> pending_hits_;  // by cache slot: this rank's request waiting for the others
+  std::set<std::size_t> evict_;    // slots this rank wants every rank to drop
   bool joined_ = false;
   bool shutdown_sent_ = false;
   bool requeued_ = false;  // requests went back to uncached_: cycle again at once

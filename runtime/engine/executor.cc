@@ -79,9 +79,8 @@ void* Executor::output_for(TensorEntry* e, DataType dtype, const std::vector<std
 }
 
 void Executor::execute(const Response& r) {
-  Entries es;
-  es.reserve(r.names.size());
-  for (const auto& n : r.names) es.push_back(queue_.take(n));
+  Entries& es = entries_;
+  queue_.take(r.names, es);
   auto complete = [&](std::exception_ptr error) {
     for (auto& e : es) {
       if (!e) continue;
@@ -91,6 +90,7 @@ void Executor::execute(const Response& r) {
   };
   if (!r.error.empty()) {
     complete(std::make_exception_ptr(Error(r.error)));
+    es.clear();
     return;
   }
   Outcome out;
@@ -120,9 +120,11 @@ void Executor::execute(const Response& r) {
     }
   } catch (const DataPlaneBroken& broken) {
     complete(broken.error);
+    es.clear();
     throw;
   }
   complete(out.error);
+  es.clear();
 }
 
 // One tensor in its own output buffer; several either as the one span they already form or buffer by buffer.

@@ -60,6 +60,7 @@ class Executor {
   TensorQueue& queue_;
   int rank_, size_;
   std::vector<std::uint8_t> fusion_;    // packed inputs of fused reducescatters
+  Entries entries_;                     // the response being executed, reused
   std::vector<MutableBuffer> buffers_;  // the tensors of a fused allreduce
   std::vector<std::uint8_t> scratch_;   // fused reducescatter outputs, joined ranks' outputs
   std::vector<std::uint8_t> zeros_;     // joined ranks' inputs

@@ -26,9 +26,9 @@ void TensorQueue::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
     }
     if (!failure) {
       for (auto& e : entries) {
-        new_.push_back(e.request);
         auto name = e.request.name;
-        entries_.emplace(std::move(name), std::move(e));
+        auto it = entries_.emplace(std::move(name), std::move(e)).first;
+        new_.push_back(&it->second.request);
       }
       last_enqueue_ = Clock::now();
       if (pickup == Pickup::kBackground) {
@@ -74,7 +74,7 @@ void TensorQueue::wake() {
   work_.notify_one();
 }
 
-void TensorQueue::take_new(std::vector<Request>& into) {
+void TensorQueue::take_new(std::vector<const Request*>& into) {
   into.clear();
   std::lock_guard lock(mutex_);
   new_.swap(into);
@@ -90,6 +90,20 @@ TensorEntry* TensorQueue::find(const std::string& name) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(name);
   return it == entries_.end() ? nullptr : &it->second;
+}
+
+void TensorQueue::take(const std::vector<std::string>& names, std::vector<std::optional<TensorEntry>>& into) {
+  into.clear();
+  std::lock_guard lock(mutex_);
+  for (const auto& name : names) {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      into.emplace_back();
+      continue;
+    }
+    into.emplace_back(std::move(it->second));
+    entries_.erase(it);
+  }
 }
 
 std::optional<TensorEntry> TensorQueue::take(const std::string& name) {

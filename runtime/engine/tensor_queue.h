@@ -41,8 +41,9 @@ class TensorQueue {
   // Background thread: blocks until requests for it arrive, wake() is called, or `deadline` passes.
   void wait_for_work(Clock::time_point deadline);
   void wake();
-  // Moves the new requests into `into` (cleared first; its capacity is reused).
-  void take_new(std::vector<Request>& into);
+  // Moves the new requests into `into` (cleared first; its capacity is reused). Each points into its entry, which
+  // stays until a cycle take()s it (or close()).
+  void take_new(std::vector<const Request*>& into);
   bool has_new() const;
   std::size_t new_count() const;
   // Background thread: while framework threads are enqueueing a burst (the last enqueue less than `gap` ago),
@@ -51,6 +52,8 @@ class TensorQueue {
 
   TensorEntry* find(const std::string& name);
   std::optional<TensorEntry> take(const std::string& name);
+  // The entries of `names` in order (empty where this rank has none: joined), under one lock.
+  void take(const std::vector<std::string>& names, std::vector<std::optional<TensorEntry>>& into);
   std::size_t in_flight() const;
 
   // Fails every in-flight entry with `error` and every later enqueue too. Returns false if already closed.
@@ -64,7 +67,7 @@ class TensorQueue {
   mutable std::mutex mutex_;
   std::condition_variable work_;                          // new requests, wake(), shutdown
   std::unordered_map<std::string, TensorEntry> entries_;  // guarded by mutex_: in flight on this rank
-  std::vector<Request> new_;                              // guarded by mutex_: not yet taken by a cycle
+  std::vector<const Request*> new_;                       // guarded by mutex_: not yet taken by a cycle
   std::exception_ptr closed_;                             // guarded by mutex_
   bool woken_ = false;                                    // guarded by mutex_
   bool announced_ = false;                                // guarded by mutex_: new_ holds background pickups
