@@ -95,29 +95,7 @@ void Executor::execute(const Response& r) {
   }
   Outcome out;
   try {
-    switch (r.type) {
-      case OpType::kAllreduce:
-        if (r.reduce_op == ReduceOp::kAdasum)
-          adasum(r, es, out);
-        else
-          allreduce(r, es, out);
-        break;
-      case OpType::kReducescatter:
-        reducescatter(r, es, out);
-        break;
-      case OpType::kAllgather:
-        allgather(r, es, out);
-        break;
-      case OpType::kBroadcast:
-        broadcast(r, es, out);
-        break;
-      case OpType::kAlltoall:
-        alltoall(r, es, out);
-        break;
-      case OpType::kBarrier:  // every rank submitted before the coordinator answered: that is the barrier
-      case OpType::kJoin:
-        break;
-    }
+    run(r, es, out);
   } catch (const DataPlaneBroken& broken) {
     complete(broken.error);
     es.clear();
@@ -125,6 +103,32 @@ void Executor::execute(const Response& r) {
   }
   complete(out.error);
   es.clear();
+}
+
+void Executor::run(const Response& r, Entries& es, Outcome& out) {
+  switch (r.type) {
+    case OpType::kAllreduce:
+      if (r.reduce_op == ReduceOp::kAdasum)
+        adasum(r, es, out);
+      else
+        allreduce(r, es, out);
+      break;
+    case OpType::kReducescatter:
+      reducescatter(r, es, out);
+      break;
+    case OpType::kAllgather:
+      allgather(r, es, out);
+      break;
+    case OpType::kBroadcast:
+      broadcast(r, es, out);
+      break;
+    case OpType::kAlltoall:
+      alltoall(r, es, out);
+      break;
+    case OpType::kBarrier:  // every rank submitted before the coordinator answered: that is the barrier
+    case OpType::kJoin:
+      break;
+  }
 }
 
 // One tensor in its own output buffer; several either as the one span they already form or buffer by buffer.

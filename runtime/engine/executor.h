@@ -36,6 +36,7 @@ class Executor {
     std::vector<std::size_t> counts;      // per rank: elements it receives
     std::size_t total = 0;                // elements of all tensors
   };
+  void run(const Response& r, Entries& es, Outcome& out);  // the op of r.type
   void allreduce(const Response& r, Entries& es, Outcome& out);
   void reduce_in_place(const Response& r, void* data, std::size_t n);
   void* contiguous_span(const Response& r, const Entries& es) const;
