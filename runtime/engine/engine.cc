@@ -59,6 +59,7 @@ Engine::Engine(const Config& config, Communicator& comm)
       timeline_(config.timeline_path, topology_.rank),
       heartbeat_(heartbeat_for(config.stall_check_time)),
       fusion_threshold_(config.fusion_threshold),
+      cycle_time_us_(config.cycle_time.count()),
       cache_(config.cache_capacity) {
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
     topology_.hosts.assign(static_cast<std::size_t>(topology_.size), "?");
@@ -97,8 +98,9 @@ void Engine::run() {
     queue_.wait_for_work(at);
     // A burst (a framework thread enqueueing a step's gradients one by one) is taken whole once it pauses,
     // bounded by HOROVOD_CYCLE_TIME, so one cycle fuses all of it. A lone request goes at once.
-    if (config_.cycle_time.count() > 0 && queue_.new_count() >= 2) {
-      queue_.wait_for_quiet(kBurstGap, Clock::now() + config_.cycle_time);
+    const std::chrono::microseconds cycle_time{cycle_time_us_.load(std::memory_order_relaxed)};
+    if (cycle_time.count() > 0 && queue_.new_count() >= 2) {
+      queue_.wait_for_quiet(kBurstGap, Clock::now() + cycle_time);
     }
     lock.lock();
     // A waiting framework thread may have run the cycle meanwhile (drive).
@@ -339,7 +341,10 @@ void Engine::pace(bool progress, Clock::time_point end) {
     // other ranks are picked up at least that often (Horovod's pace); after that it grows to kMaxBackoff.
     const auto waited = end - last_progress_;
     const Clock::duration cap =
-        waited < std::chrono::seconds(1) ? std::max<Clock::duration>(config_.cycle_time, kMinBackoff) : kMaxBackoff;
+        waited < std::chrono::seconds(1)
+            ? std::max<Clock::duration>(std::chrono::microseconds(cycle_time_us_.load(std::memory_order_relaxed)),
+                                        kMinBackoff)
+            : kMaxBackoff;
     delay_ = std::clamp<Clock::duration>(waited / 8, kMinBackoff, cap);
   }
   last_cycle_end_ = end;

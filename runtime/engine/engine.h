@@ -67,8 +67,9 @@ class Engine final : public WaitDriver {
   // Deterministic name for an unnamed op: "allreduce.noname.3".
   std::string next_name(OpType type);
   const Topology& topology() const { return topology_; }
-  // Autotune's seam (see above).
+  // Autotune's seams (see above). The cycle time only paces this rank (burst gathering, back-off): any thread.
   void set_fusion_threshold(std::size_t bytes) { fusion_threshold_.store(bytes, std::memory_order_relaxed); }
+  void set_cycle_time(std::chrono::microseconds t) { cycle_time_us_.store(t.count(), std::memory_order_relaxed); }
 
   // WaitDriver: runs one cycle on the calling (waiting) thread when the engine is idle; see above.
   void drive(HandleState& waiting) override;
@@ -116,6 +117,7 @@ class Engine final : public WaitDriver {
   Timeline timeline_;
   std::chrono::milliseconds heartbeat_;
   std::atomic<std::size_t> fusion_threshold_;
+  std::atomic<std::int64_t> cycle_time_us_;      // HOROVOD_CYCLE_TIME until set_cycle_time()
   std::atomic<bool> saw_gpu_{false};             // a GPU tensor was enqueued: cycles stay on the background thread
   std::atomic<bool> finished_{false};            // the queue is closed; no more cycles
   std::atomic<std::thread::id> cycle_thread_{};  // the thread in run_cycle(), if any
