@@ -1,6 +1,12 @@
 // hvd-bench: time one collective over a range of sizes, through the engine (negotiation, fusion) or, with --raw,
 // on a communicator of its own (the data plane alone). Prints '#' comment lines, then per size:
-//   bytes median_us algbw_GBps busbw_GBps
+//   bytes median_us algbw_GBps busbw_GBps min_us max_us samples
+// or, with --format tsv, a header and tab-separated `op bytes np median_us min_us max_us busbw_GBps` (the columns
+// MPI's and Gloo's benchmarks can be put beside). Times are per rank over `samples` timed iterations; the slowest
+// rank's median, min and max are reported. A last '#' line says that every result was checked.
+// --tensors K: one training step of K tensors (allreduce), named and enqueued as one batch through the engine, or
+// with --raw K back-to-back allreduces of the parts on the communicator (what the step costs without fusion); the
+// whole size unsplit (--tensors 1, the default) is what a perfect fusion would cost.
 // busbw as nccl-tests defines it: allreduce x 2(n-1)/n; allgather, reducescatter, alltoall x (n-1)/n;
 // broadcast x 1. bytes: the per-rank buffer for allreduce and broadcast, the whole gathered/scattered/exchanged
 // buffer for the others (nccl-tests' convention). Every result is checked before it is timed.
@@ -38,12 +44,14 @@ struct Options {
   int tensors = 1;          // allreduce through the engine: the size split into this many named tensors per step
   bool contiguous = false;  // --tensors as slices of one buffer (the engine then skips the fusion copies)
   bool gpu = false;         // device buffers (bench_memory.h)
+  bool tsv = false;         // --format tsv
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "hvd-bench: %s\nusage: hvd-bench OP [--sizes 8,1M,64M | --min B --max B --factor F] "
-               "[--dtype float32] [--raw | --gpu] [--time S] [--tensors K [--contiguous]]\n  OP: allreduce, allgather, "
+               "[--dtype float32] [--raw | --gpu] [--time S] [--tensors K [--contiguous]] [--format text|tsv]\n"
+               "  OP: allreduce, allgather, "
                "broadcast, alltoall, "
                "reducescatter\n",
                why.c_str());
@@ -107,7 +115,11 @@ Options parse(int argc, char** argv) {
       o.contiguous = true;
     else if (a == "--gpu")
       o.gpu = true;
-    else
+    else if (a == "--format") {
+      auto f = next();
+      if (f != "text" && f != "tsv") usage("--format is text or tsv, not '" + f + "'");
+      o.tsv = f == "tsv";
+    } else
       usage("unknown option '" + a + "'");
   }
   if (o.gpu && o.raw) usage("--raw times the CPU communicator; it does not take --gpu");
@@ -193,26 +205,34 @@ class Bench {
     auto dt = o_.dtype;
     auto n = static_cast<std::int64_t>(n_);
     if (o_.op == "allreduce") {
-      if (raw_) {
+      if (raw_ && o_.tensors > 1) {
+        // The step without fusion: one allreduce per part, back to back (each part's own sum is what check() sees).
+        std::size_t per = (n_ + o_.tensors - 1) / o_.tensors;
+        for (int k = 0; k < o_.tensors; ++k) {
+          std::size_t from = std::min(n_, per * k), len = std::min(n_, per * (k + 1)) - from;
+          if (len) raw_->allreduce(in_p() + from * es_, len, dt, ReduceOp::kSum);
+        }
+      } else if (raw_) {
         raw_->allreduce(in_p(), n_, dt, ReduceOp::kSum);
       } else if (o_.tensors == 1) {
         hvd::allreduce({in_p(), dt, {n}, device_}, {in_p(), dt, {n}, device_}, {ReduceOp::kSum, 1, 1, "bench"});
       } else {
         // One training step's worth of gradients: K tensors, each its own allocation as a framework's would be
-        // (--contiguous: slices of one buffer), enqueued back to back, then waited for.
-        std::vector<hvd::Handle> hs;
+        // (--contiguous: slices of one buffer), submitted as one batch, then waited for.
         std::size_t per = (n_ + o_.tensors - 1) / o_.tensors;
-        if (parts_.empty() && !o_.contiguous) {
-          for (int k = 0; k < o_.tensors; ++k) parts_.emplace_back(per * es_, std::uint8_t{0});
-          for (auto& p : parts_) std::memcpy(p.data(), in_p(), p.size());
+        if (views_.empty()) {
+          if (!o_.contiguous) {
+            for (int k = 0; k < o_.tensors; ++k) parts_.emplace_back(per * es_, std::uint8_t{0});
+            for (auto& p : parts_) std::memcpy(p.data(), in_p(), p.size());
+          }
+          for (int k = 0; k < o_.tensors; ++k) {
+            std::size_t from = std::min(n_, per * k), len = std::min(n_, per * (k + 1)) - from;
+            void* data = o_.contiguous ? in_p() + from * es_ : parts_[k].data();
+            views_.push_back({data, dt, {static_cast<std::int64_t>(len)}, device_});
+            names_.push_back("bench/" + std::to_string(k));
+          }
         }
-        for (int k = 0; k < o_.tensors; ++k) {
-          std::size_t from = std::min(n_, per * k), len = std::min(n_, per * (k + 1)) - from;
-          void* data = o_.contiguous ? in_p() + from * es_ : parts_[k].data();
-          hvd::TensorView v{data, dt, {static_cast<std::int64_t>(len)}, device_};
-          hs.push_back(hvd::allreduce_async(v, v, {ReduceOp::kSum, 1, 1, "bench/" + std::to_string(k)}));
-        }
-        for (auto& h : hs) h.wait();
+        for (auto& h : hvd::allreduce_batch_async(views_, views_, names_, {ReduceOp::kSum, 1, 1, ""})) h.wait();
         if (!o_.contiguous && !checked_) {
           // The check reads in_: give it the first step's results.
           for (int k = 0; k < o_.tensors; ++k) {
@@ -289,15 +309,24 @@ class Bench {
   std::size_t es_ = 4, n_ = 1, reported_ = 0;
   std::vector<std::uint8_t> in_, out_;
   std::vector<std::vector<std::uint8_t>> parts_;  // --tensors without --contiguous
-  DeviceMemory dev_in_, dev_out_;                 // --gpu
-  hvd::Device device_;                            // where the buffers are
+  std::vector<hvd::TensorView> views_;            // --tensors: the step's tensors
+  std::vector<std::string> names_;
+  DeviceMemory dev_in_, dev_out_;  // --gpu
+  hvd::Device device_;             // where the buffers are
   bool checked_ = false;
 };
 
-double max_over_ranks(double v) {
-  hvd::allreduce({&v, hvd::DataType::kFloat64, {1}, {}}, {&v, hvd::DataType::kFloat64, {1}, {}},
+// Median, min and max of one rank's samples, then the slowest rank's of each.
+struct Summary {
+  double median, min, max;
+};
+Summary slowest_rank(std::vector<double> us) {
+  std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
+  auto [lo, hi] = std::minmax_element(us.begin(), us.end());
+  double v[3] = {us[us.size() / 2], *lo, *hi};
+  hvd::allreduce({v, hvd::DataType::kFloat64, {3}, {}}, {v, hvd::DataType::kFloat64, {3}, {}},
                  {hvd::ReduceOp::kMax, 1, 1, "bench.max"});
-  return v;
+  return {v[0], v[1], v[2]};
 }
 
 }  // namespace
@@ -328,12 +357,19 @@ int main(int argc, char** argv) {
     }
     const int n = hvd::size();
     if (hvd::rank() == 0) {
-      std::printf("# hvd-bench %s dtype=%s np=%d mode=%s tensors=%d\n", o.op.c_str(), hvd::name_of(o.dtype), n,
+      const bool step = o.op == "allreduce" && o.tensors > 1;
+      std::printf("# hvd-bench %s dtype=%s np=%d mode=%s tensors=%d%s\n", o.op.c_str(), hvd::name_of(o.dtype), n,
                   o.raw   ? "raw communicator"
                   : o.gpu ? "engine, GPU buffers (NCCL)"
                           : "engine",
-                  o.raw ? 1 : o.tensors);
-      std::printf("# bytes median_us algbw_GBps busbw_GBps\n");
+                  step ? o.tensors : 1,
+                  !step   ? ""
+                  : o.raw ? " (one allreduce per tensor, no fusion)"
+                          : (o.contiguous ? " (one batch, slices of one buffer)" : " (one batch, one buffer each)"));
+      if (o.tsv)
+        std::printf("op\tbytes\tnp\tmedian_us\tmin_us\tmax_us\tbusbw_GBps\n");
+      else
+        std::printf("# bytes median_us algbw_GBps busbw_GBps min_us max_us samples\n");
     }
     for (std::size_t bytes : o.sizes) {
       Bench b(o, raw.get(), bytes);
@@ -362,14 +398,21 @@ int main(int argc, char** argv) {
         b.run();
         us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - s).count());
       }
-      std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
-      double median = max_over_ranks(us[us.size() / 2]);
-      double algbw = static_cast<double>(b.reported_bytes()) / (median * 1e-6) / 1e9;
+      const Summary t = slowest_rank(us);
+      double algbw = static_cast<double>(b.reported_bytes()) / (t.median * 1e-6) / 1e9;
       if (hvd::rank() == 0) {
-        std::printf("%zu %.2f %.3f %.3f\n", b.reported_bytes(), median, algbw, algbw * bus_factor(o.op, n));
+        if (o.tsv)
+          std::printf("%s\t%zu\t%d\t%.2f\t%.2f\t%.2f\t%.3f\n", o.op.c_str(), b.reported_bytes(), n, t.median, t.min,
+                      t.max, algbw * bus_factor(o.op, n));
+        else
+          std::printf("%zu %.2f %.3f %.3f %.2f %.2f %zu\n", b.reported_bytes(), t.median, algbw,
+                      algbw * bus_factor(o.op, n), t.min, t.max, us.size());
         std::fflush(stdout);
       }
     }
+    if (hvd::rank() == 0)
+      std::printf("# correct: the first result at each of %zu sizes matched the expected values on every rank\n",
+                  o.sizes.size());
     raw.reset();
     hvd::shutdown();
   } catch (const std::exception& e) {

@@ -16,6 +16,7 @@ using detail::OpType;
 using detail::Request;
 using detail::Runtime;
 using detail::TensorEntry;
+using Pickup = detail::Engine::Pickup;
 
 Request make_request(OpType type, const std::string& name, const TensorView& input) {
   Request q;
@@ -32,11 +33,13 @@ std::string name_or_next(const std::string& name, OpType type) {
   return name.empty() ? Runtime::get().engine().next_name(type) : name;
 }
 
-Handle submit(Request q, const TensorView& input, const TensorView& output, OutputAllocator allocate = {}) {
+// kCaller for the blocking forms: the calling thread waits next and runs the cycle itself (engine.h).
+Handle submit(Request q, const TensorView& input, const TensorView& output, OutputAllocator allocate = {},
+              Pickup pickup = Pickup::kBackground) {
   auto state = std::make_shared<detail::HandleState>(1);
   std::vector<TensorEntry> entries;
   entries.push_back(TensorEntry{std::move(q), input, output, std::move(allocate), state});
-  Runtime::get().engine().enqueue(std::move(entries));
+  Runtime::get().engine().enqueue(std::move(entries), pickup);
   return Handle(state);
 }
 
@@ -60,23 +63,76 @@ int local_size() { return Runtime::get().topology().local_size; }
 int cross_rank() { return Runtime::get().topology().cross_rank; }
 int cross_size() { return Runtime::get().topology().cross_size; }
 
+namespace {
+
 // Every call is checked before it takes a name from the call order: a bad call must not shift the names of the
 // good ones after it, or this rank's next unnamed op would pair with another op on the other ranks.
-Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
+void check_allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
   const CallSite at{"allreduce", options.name};
   check_tensor(input, at, "input");
   check_tensor(output, at, "output");
   check_output_matches(input, output, at);
   check_reduction(options.op, false, input.dtype, options.prescale_factor, options.postscale_factor, at);
+}
+
+// The caller has checked the arguments (check_allreduce).
+TensorEntry allreduce_entry(const TensorView& input, const TensorView& output, const AllreduceOptions& options,
+                            std::shared_ptr<detail::HandleState> state) {
   Request q = make_request(OpType::kAllreduce, name_or_next(options.name, OpType::kAllreduce), input);
   q.reduce_op = options.op;
   q.prescale = options.prescale_factor;
   q.postscale = options.postscale_factor;
-  return submit(std::move(q), input, output);
+  return TensorEntry{std::move(q), input, output, {}, std::move(state)};
+}
+
+Handle allreduce_submit(const TensorView& input, const TensorView& output, const AllreduceOptions& options,
+                        Pickup pickup) {
+  check_allreduce(input, output, options);
+  auto state = std::make_shared<detail::HandleState>(1);
+  std::vector<TensorEntry> entries;
+  entries.push_back(allreduce_entry(input, output, options, state));
+  Runtime::get().engine().enqueue(std::move(entries), pickup);
+  return Handle(state);
+}
+
+}  // namespace
+
+Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
+  return allreduce_submit(input, output, options, Pickup::kBackground);
 }
 
 void allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options) {
-  allreduce_async(input, output, options).wait();
+  allreduce_submit(input, output, options, Pickup::kCaller).wait();
+}
+
+std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
+                                          const std::vector<std::string>& names, const AllreduceOptions& options) {
+  if (inputs.size() != outputs.size() || inputs.size() != names.size()) {
+    throw Error("allreduce batch: " + std::to_string(inputs.size()) + " inputs, " + std::to_string(outputs.size()) +
+                " outputs and " + std::to_string(names.size()) + " names; pass one output and one name per input");
+  }
+  std::vector<TensorEntry> entries;
+  std::vector<Handle> handles;
+  entries.reserve(inputs.size());
+  handles.reserve(inputs.size());
+  AllreduceOptions each = options;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    each.name = names[i];
+    check_allreduce(inputs[i], outputs[i], each);
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto state = std::make_shared<detail::HandleState>(1);
+    each.name = names[i];
+    entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state));
+    handles.emplace_back(std::move(state));
+  }
+  if (entries.empty()) return handles;
+  // The step is complete: this thread runs it now when the engine is idle, else hands it to the engine's thread.
+  auto last = entries.back().handle;
+  auto& engine = Runtime::get().engine();
+  engine.enqueue(std::move(entries), Pickup::kCaller);
+  engine.drive(*last);
+  return handles;
 }
 
 Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
@@ -133,16 +189,24 @@ Output allgather(const TensorView& input, const AllgatherOptions& options) {
   return Output(std::move(h));
 }
 
-Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options) {
+namespace {
+Handle broadcast_submit(const TensorView& tensor, const BroadcastOptions& options, Pickup pickup) {
   const CallSite at{"broadcast", options.name};
   check_tensor(tensor, at, "tensor");
   check_root(options.root, Runtime::get().topology().size, at);
   Request q = make_request(OpType::kBroadcast, name_or_next(options.name, OpType::kBroadcast), tensor);
   q.root = options.root;
-  return submit(std::move(q), tensor, tensor);
+  return submit(std::move(q), tensor, tensor, {}, pickup);
+}
+}  // namespace
+
+Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options) {
+  return broadcast_submit(tensor, options, Pickup::kBackground);
 }
 
-void broadcast(const TensorView& tensor, const BroadcastOptions& options) { broadcast_async(tensor, options).wait(); }
+void broadcast(const TensorView& tensor, const BroadcastOptions& options) {
+  broadcast_submit(tensor, options, Pickup::kCaller).wait();
+}
 
 Handle alltoall_async(const TensorView& input, const AlltoallOptions& options) {
   const CallSite at{"alltoall", options.name};
@@ -179,12 +243,12 @@ Output reducescatter(const TensorView& input, const ReducescatterOptions& option
 void barrier() {
   auto name = Runtime::get().engine().next_name(OpType::kBarrier);
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  submit(make_request(OpType::kBarrier, name, none), none, none).wait();
+  submit(make_request(OpType::kBarrier, name, none), none, none, {}, Pickup::kCaller).wait();
 }
 
 int join() {
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  auto h = submit(make_request(OpType::kJoin, "join", none), none, none);
+  auto h = submit(make_request(OpType::kJoin, "join", none), none, none, {}, Pickup::kCaller);
   h.wait();
   return h.last_joined_rank();
 }

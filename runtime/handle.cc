@@ -28,6 +28,11 @@ void HandleState::fail_all(std::exception_ptr e) {
   done_cv.notify_all();
 }
 
+bool HandleState::done() const {
+  std::lock_guard lock(mutex);
+  return remaining == 0;
+}
+
 }  // namespace detail
 
 namespace {
@@ -45,6 +50,7 @@ bool Handle::poll() const {
 
 void Handle::wait() const {
   const auto& s = checked(state_);
+  if (s.driver && !s.done()) s.driver->drive(*state_);
   std::unique_lock lock(s.mutex);
   s.done_cv.wait(lock, [&] { return s.remaining == 0; });
   if (s.error) std::rethrow_exception(s.error);

@@ -1,6 +1,7 @@
 // The shared state behind hvd::Handle. The engine's background thread completes it; framework threads poll and
 // wait. One HandleState may cover several tensors (grouped allreduce): it is done when all of them are, and keeps
-// the first error. Completion happens exactly once per tensor; later calls are ignored.
+// the first error. Completion happens exactly once per tensor; later calls are ignored. A thread that waits on a
+// handle first lets its driver (the engine) run pending work on that thread (WaitDriver).
 #pragma once
 
 #include <condition_variable>
@@ -14,12 +15,30 @@
 
 namespace hvd::detail {
 
+struct HandleState;
+
+// Implemented by the engine: called by Handle::wait() on the waiting thread before it sleeps, so that thread can do
+// the engine's work itself instead of handing it to another thread and sleeping. Returns with the handle done, or
+// with the work handed to the engine's own thread.
+class WaitDriver {
+ public:
+  virtual void drive(HandleState& waiting) = 0;
+
+ protected:
+  ~WaitDriver() = default;
+};
+
 struct HandleState {
   explicit HandleState(int tensors = 1) : remaining(tensors) {}
 
   // Marks one tensor done; `error` (may be null) is kept if it is the first.
   void complete_one(std::exception_ptr error = nullptr);
   void fail_all(std::exception_ptr error);  // marks every remaining tensor done with `error`
+  bool done() const;
+
+  // Set before the handle is shared; outlives every handle that is not done (the engine fails them all before it
+  // goes away).
+  WaitDriver* driver = nullptr;
 
   mutable std::mutex mutex;
   mutable std::condition_variable done_cv;

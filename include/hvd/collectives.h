@@ -56,6 +56,15 @@ struct ReducescatterOptions {
 HVD_API Handle allreduce_async(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
 HVD_API void allreduce(const TensorView& input, const TensorView& output, const AllreduceOptions& options = {});
 
+// A training step's allreduces in one call: tensor i is its own op named names[i] (cached and fused exactly like
+// separate allreduce_async calls) with `options` otherwise; one handle each. One enqueue for the step, then the
+// calling thread runs the step's collective itself when the engine is idle (no thread hand-off): when the other
+// ranks are ready too the handles are done on return; else it returns once they have cast their vote, leaving the
+// rest to the engine's thread.
+HVD_API std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs,
+                                                  const std::vector<TensorView>& outputs,
+                                                  const std::vector<std::string>& names,
+                                                  const AllreduceOptions& options = {});
 // Negotiated and fused as one unit: all or none become ready together.
 HVD_API Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
                                        const AllreduceOptions& options = {});

@@ -44,6 +44,10 @@ CpuConnection connect_builtin(const EnvLookup& env) {
   CommunicatorOptions options;
   options.secret = secret;
   options.bind_address = env(protocol::kEnvDataAddr).value_or("");
+  // HVD_CPU_BIND=none leaves placement to the operating system (or to a binding the user set up).
+  const auto bind = env("HVD_CPU_BIND").value_or("auto");
+  if (bind != "auto" && bind != "none") throw Error("HVD_CPU_BIND=" + bind + ": use auto (the default) or none");
+  options.bind_cpus = bind == "auto";
   c.comm = connect_communicator(*c.store, topo, options);
   return c;
 }

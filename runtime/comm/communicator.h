@@ -42,6 +42,8 @@ struct CommunicatorOptions {
   // and the largest allreduce that takes the one-barrier shared-memory path.
   std::size_t shm_chunk_bytes = 0;
   std::size_t shm_small_allreduce_bytes = 0;
+  // Ranks sharing a host each take their own share of its cores (shm/cpu_binding.h) when they fit on them.
+  bool bind_cpus = false;
 };
 
 class Communicator {

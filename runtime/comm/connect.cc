@@ -11,6 +11,7 @@
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/hierarchical.h"
 #include "runtime/comm/peer_info.h"
+#include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/comm/shm/shm_communicator.h"
 #include "runtime/comm/tcp/tcp_communicator.h"
 
@@ -82,14 +83,15 @@ void fill_topology(Topology& t, const std::vector<PeerInfo>& peers) {
 }
 }  // namespace
 
-std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topology, const CommunicatorOptions& options) {
+std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topology,
+                                                   const CommunicatorOptions& options) {
   const int n = topology.size, rank = topology.rank;
   if (n < 1 || rank < 0 || rank >= n) {
     throw Error("connect: rank " + std::to_string(rank) + " is outside a job of size " + std::to_string(n));
   }
   const std::size_t chunk = options.shm_chunk_bytes ? options.shm_chunk_bytes : kDefaultShmChunk;
-  const std::size_t small = options.shm_small_allreduce_bytes ? options.shm_small_allreduce_bytes
-                                                              : kDefaultSmallAllreduce;
+  const std::size_t small =
+      options.shm_small_allreduce_bytes ? options.shm_small_allreduce_bytes : kDefaultSmallAllreduce;
   if (n == 1) {
     topology.hosts = {topology.hostname};
     topology.local_rank = topology.cross_rank = 0;
@@ -102,8 +104,9 @@ std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topolo
   if (rank == 0) store.set(prefix + "id", random_id());
 
   TcpListener listener(options.bind_address);
-  auto peers = exchange_peers(store, prefix, {rank, topology.hostname, static_cast<int>(::getpid()), listener.address()},
-                              n, options.connect_timeout);
+  auto peers =
+      exchange_peers(store, prefix, {rank, topology.hostname, static_cast<int>(::getpid()), listener.address()}, n,
+                     options.connect_timeout);
   const std::string job_id = store.get(prefix + "id", options.connect_timeout);
   fill_topology(topology, peers);
 
@@ -111,6 +114,7 @@ std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topolo
   for (const auto& p : peers) {
     if (p.host == topology.hostname) local.push_back(p);
   }
+  if (options.bind_cpus && local.size() > 1) bind_to_own_cores(topology.local_rank, static_cast<int>(local.size()));
   auto make_local = [&]() -> std::unique_ptr<ShmGroup> {
     if (local.size() == 1) return nullptr;
     return std::make_unique<ShmGroup>(store, prefix, job_id, local, topology.local_rank, chunk,

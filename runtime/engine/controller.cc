@@ -2,17 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/engine/fusion.h"
 #include "runtime/engine/validation.h"
 
 namespace hvd::detail {
 
-Controller::Controller(int size, std::vector<std::string> hosts, std::size_t fusion_threshold, StallInspector& stall)
-    : size_(size),
-      hosts_(std::move(hosts)),
-      fusion_threshold_(fusion_threshold),
-      stall_(stall),
-      joined_(static_cast<std::size_t>(size), false) {}
+Controller::Controller(int size, std::vector<std::string> hosts, StallInspector& stall)
+    : size_(size), hosts_(std::move(hosts)), stall_(stall), joined_(static_cast<std::size_t>(size), false) {}
 
 void Controller::add(const Request& request, Clock::time_point now, std::vector<std::string>& errors) {
   auto [it, fresh] = table_.try_emplace(request.name);
@@ -71,7 +66,6 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
       }
     }
   }
-  std::vector<Response> singles;
   for (const auto& name : ready_names) {
     Pending& p = table_.at(name);
     const Request* any = nullptr;
@@ -83,11 +77,10 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
       }
     }
     if (!any->group.empty() && group_ready[any->group] < any->group_size) continue;
-    singles.push_back(validate(by_rank, hosts_));
+    out.responses.push_back(validate(by_rank, hosts_));
     order_.erase(p.seq);
     table_.erase(name);
   }
-  out.responses = plan_fusion(std::move(singles), fusion_threshold_);
 
   if (joined_count_ == size_) {
     Response join;

@@ -3,7 +3,8 @@
 //  2. the controller adds them to its table; a tensor is ready once every rank has submitted it or joined;
 //     a group is ready once all of its tensors are;
 //  3. each ready tensor is validated (validation.h): a mismatch becomes an error response for that tensor alone;
-//  4. ready responses are fused (fusion.h); a join completes when every rank has joined;
+//  4. ready responses go out one per tensor, in arrival order (every rank fuses them itself, with its cache hits:
+//     fusion.h, in the engine); a join completes when every rank has joined;
 //  5. the stall inspector looks at what is still pending; any rank's shutdown, or a stall past the shutdown time,
 //     sets the list's shutdown reason;
 //  6. the ResponseList goes to every rank through broadcast_from_root, and all execute it in order.
@@ -26,7 +27,7 @@ namespace hvd::detail {
 class Controller {
  public:
   using Clock = std::chrono::steady_clock;
-  Controller(int size, std::vector<std::string> hosts, std::size_t fusion_threshold, StallInspector& stall);
+  Controller(int size, std::vector<std::string> hosts, StallInspector& stall);
 
   // lists[r] is rank r's RequestList of this cycle.
   ResponseList coordinate(const std::vector<RequestList>& lists, Clock::time_point now = Clock::now());
@@ -47,7 +48,6 @@ class Controller {
 
   int size_;
   std::vector<std::string> hosts_;
-  std::size_t fusion_threshold_;
   StallInspector& stall_;
   std::unordered_map<std::string, Pending> table_;  // submitted by some ranks, not yet answered
   std::map<std::uint64_t, std::string> order_;      // table_ in arrival order: responses keep that order

@@ -33,6 +33,21 @@ auto data_plane(F&& f) {
   }
 }
 
+std::string what(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+bool cache_keeps(const Response& r) {
+  return r.error.empty() &&
+         (r.type == OpType::kAllreduce || r.type == OpType::kBroadcast || r.type == OpType::kReducescatter);
+}
+
 }  // namespace
 
 Engine::Engine(const Config& config, Communicator& comm)
@@ -43,13 +58,13 @@ Engine::Engine(const Config& config, Communicator& comm)
       stall_(config.stall_check_time, config.stall_shutdown_time, topology_.hosts),
       timeline_(config.timeline_path, topology_.rank),
       heartbeat_(heartbeat_for(config.stall_check_time)),
+      fusion_threshold_(config.fusion_threshold),
+      cycle_time_us_(config.cycle_time.count()),
       cache_(config.cache_capacity) {
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
     topology_.hosts.assign(static_cast<std::size_t>(topology_.size), "?");
   }
-  if (topology_.rank == 0) {
-    controller_ = std::make_unique<Controller>(topology_.size, topology_.hosts, config.fusion_threshold, stall_);
-  }
+  if (topology_.rank == 0) controller_ = std::make_unique<Controller>(topology_.size, topology_.hosts, stall_);
   thread_ = std::jthread([this] { run(); });
 }
 
@@ -65,36 +80,234 @@ std::string Engine::next_name(OpType type) {
   return std::string(name_of(type)) + ".noname." + std::to_string(name_counters_[static_cast<int>(type)]++);
 }
 
+void Engine::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
+  for (auto& e : entries) {
+    e.handle->driver = this;
+    if (e.request.device == Device::Kind::kGPU) saw_gpu_.store(true, std::memory_order_relaxed);
+  }
+  queue_.enqueue(std::move(entries), pickup);
+}
+
+// ---- who runs a cycle ----------------------------------------------------------------------------------------
+
+void Engine::run() {
+  std::unique_lock lock(cycle_mutex_);
+  while (!finished_.load()) {
+    const auto at = next_cycle_at(Clock::now());
+    lock.unlock();
+    queue_.wait_for_work(at);
+    // A burst (a framework thread enqueueing a step's gradients one by one) is taken whole once it pauses,
+    // bounded by HOROVOD_CYCLE_TIME, so one cycle fuses all of it. A lone request goes at once.
+    const std::chrono::microseconds cycle_time{cycle_time_us_.load(std::memory_order_relaxed)};
+    if (cycle_time.count() > 0 && queue_.new_count() >= 2) {
+      queue_.wait_for_quiet(kBurstGap, Clock::now() + cycle_time);
+    }
+    lock.lock();
+    // A waiting framework thread may have run the cycle meanwhile (drive).
+    if (!finished_.load() && cycle_due(Clock::now())) run_cycle();
+  }
+}
+
+void Engine::drive(HandleState& waiting) {
+  // GPU streams and a joined rank's zero contributions stay with the background thread.
+  bool ran = false;
+  // An output allocator that waits on a handle runs inside a cycle already.
+  const bool in_cycle = cycle_thread_.load() == std::this_thread::get_id();
+  if (!in_cycle && !saw_gpu_.load(std::memory_order_relaxed) && !finished_.load()) {
+    std::unique_lock lock(cycle_mutex_, std::try_to_lock);
+    if (lock && !joined_ && !finished_.load() && !waiting.done()) {
+      run_cycle();
+      ran = true;
+    }
+  }
+  // Whatever is left (other ranks are late, or another thread held the cycle) is the background thread's.
+  if (!ran || !waiting.done()) queue_.wake();
+}
+
+bool Engine::cycle_due(Clock::time_point now) const {
+  return queue_.has_new() || next_cycle_at(now) <= now || queue_.shutdown_requested();
+}
+
 Engine::Clock::time_point Engine::next_cycle_at(Clock::time_point now) const {
   if (requeued_) return now;
   const bool outstanding = queue_.in_flight() > 0 || joined_;
   if (outstanding) return last_cycle_end_ + delay_;
-  auto at = now + heartbeat_;
-  return at;
+  return std::max(now, last_cycle_end_ + heartbeat_);
 }
 
-void Engine::run() {
+void Engine::run_cycle() {
+  struct Owner {
+    std::atomic<std::thread::id>& id;
+    explicit Owner(std::atomic<std::thread::id>& i) : id(i) { id.store(std::this_thread::get_id()); }
+    ~Owner() { id.store({}); }
+  } owner(cycle_thread_);
   std::exception_ptr failure;
   try {
-    while (true) {
-      queue_.wait_for_work(next_cycle_at(Clock::now()));
-      if (!cycle()) break;
-    }
+    if (cycle()) return;
+    failure = std::make_exception_ptr(Error("hvd is shut down: " + stop_reason_));
   } catch (const DataPlaneBroken& broken) {
     failure = broken.error;
+    spdlog::error("hvd engine stopped: {}", what(failure));
   } catch (...) {
     failure = std::current_exception();
+    spdlog::error("hvd engine stopped: {}", what(failure));
   }
-  if (failure) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      spdlog::error("hvd engine stopped: {}", e.what());
+  finish(failure);
+}
+
+void Engine::finish(std::exception_ptr failure) {
+  finished_.store(true);
+  queue_.close(failure);
+  queue_.wake();
+}
+
+// ---- one cycle -------------------------------------------------------------------------------------------------
+
+bool Engine::cycle() {
+  const auto start = Clock::now();
+  const bool had_new = take_new_requests(start);
+  requeue_slow_hits(start);
+  const bool want_shutdown = queue_.shutdown_requested() && !shutdown_sent_;
+  vote(had_new, want_shutdown, start);
+
+  take_cached();
+  ResponseList negotiated;
+  if (vote_.full()) negotiated = negotiate(want_shutdown);
+  const int executed = execute_all(negotiated.responses);
+  // After executing: the cache's slots of this cycle's responses must not change before they ran.
+  remember(negotiated.responses);
+  pace(vote_.any_new() || executed > 0, Clock::now());
+  if (negotiated.shutdown.empty()) return true;
+  stop_reason_ = negotiated.shutdown;
+  return false;
+}
+
+// Sorts the new requests: a cache hit waits in pending_hits_ for the vote; the rest go to the next negotiation.
+bool Engine::take_new_requests(Clock::time_point now) {
+  bool had_new = std::exchange(requeued_, false);
+  queue_.take_new(taken_);
+  for (const Request* q : taken_) {
+    had_new = true;
+    if (q->type == OpType::kJoin) joined_ = true;
+    if (cache_.capacity() > 0 && ResponseCache::cacheable(*q)) {
+      auto found = cache_.lookup(*q);
+      if (found.kind == ResponseCache::Kind::kHit) {
+        if (pending_hits_.size() <= found.slot) pending_hits_.resize(cache_.span());
+        Hit& hit = pending_hits_[found.slot];
+        if (!hit.request) {
+          hit = Hit{q, now};
+          continue;
+        }
+      }
+      if (found.kind == ResponseCache::Kind::kStale) evict_.insert(found.slot);
     }
-    queue_.close(failure);
-    return;
+    uncached_.push_back(*q);
   }
-  queue_.close(std::make_exception_ptr(Error("hvd is shut down: " + stop_reason_)));
+  return had_new;
+}
+
+// A cached tensor that waits long for other ranks goes back to full negotiation, where the stall inspector can see
+// which ranks are missing.
+void Engine::requeue_slow_hits(Clock::time_point now) {
+  if (!stall_.enabled()) return;
+  for (std::size_t slot = 0; slot < pending_hits_.size(); ++slot) {
+    const Hit& hit = pending_hits_[slot];
+    if (hit.request && now - hit.since > config_.stall_check_time / 2) evict_.insert(slot);
+  }
+}
+
+void Engine::vote(bool had_new, bool want_shutdown, Clock::time_point now) {
+  const bool root_check = controller_ && controller_->wants_cycle(now);
+  CycleVote::Local local;
+  local.needs_full = !uncached_.empty() || want_shutdown || root_check || !evict_.empty();
+  local.has_new = had_new;
+  local.joined = joined_;
+  // Built from what this rank holds, not by probing every slot: the cache may be far larger than one step.
+  vote_.begin(cache_.span(), local);
+  for (std::size_t slot = 0; slot < pending_hits_.size(); ++slot) {
+    if (pending_hits_[slot].request) vote_.ready(slot);
+  }
+  for (auto slot : evict_) vote_.evict(slot);
+  evict_.clear();
+  data_plane([&] { comm_.allreduce(vote_.data(), vote_.size(), DataType::kUInt8, ReduceOp::kMin); });
+}
+
+// The cached responses every rank is ready for, in slot order (the same on every rank), into ready_slots_; slots
+// some rank dropped are erased everywhere, and this rank's requests for them renegotiated.
+void Engine::take_cached() {
+  ready_slots_.clear();
+  for (std::size_t s = 0; s < vote_.span(); ++s) {
+    if (!vote_.kept_everywhere(s)) {
+      renegotiate(s);
+      cache_.erase(s);
+      continue;
+    }
+    if (!vote_.all_joined() && vote_.ready_everywhere(s) && cache_.has(s)) {
+      ready_slots_.push_back(s);
+      cache_.touch(s);
+      if (s < pending_hits_.size()) pending_hits_[s] = {};
+    }
+  }
+}
+
+void Engine::renegotiate(std::size_t slot) {
+  if (slot >= pending_hits_.size() || !pending_hits_[slot].request) return;
+  uncached_.push_back(*pending_hits_[slot].request);
+  pending_hits_[slot] = {};
+  requeued_ = true;
+}
+
+// Full negotiation (controller.h): every rank's uncached requests to the coordinator, its answer to every rank.
+ResponseList Engine::negotiate(bool want_shutdown) {
+  const auto start = Clock::now();
+  RequestList mine{std::exchange(uncached_, {}), want_shutdown};
+  requeued_ = false;  // whatever went back to uncached_ is in this gather
+  if (want_shutdown) shutdown_sent_ = true;
+  auto gathered = data_plane([&] { return comm_.gather_to_root(encode(mine)); });
+  std::string reply;
+  if (controller_) {
+    std::vector<RequestList> lists;
+    lists.reserve(gathered.size());
+    for (const auto& g : gathered) lists.push_back(decode_requests(g));
+    reply = encode(controller_->coordinate(lists, Clock::now()));
+  }
+  reply = data_plane([&] { return comm_.broadcast_from_root(reply); });
+  if (timeline_.enabled()) timeline_.event("negotiate", "cycle", start, Clock::now());
+  return decode_responses(reply);
+}
+
+// Every rank puts the same negotiated single-tensor responses in the same order: the caches stay identical.
+void Engine::remember(const std::vector<Response>& negotiated) {
+  if (cache_.capacity() == 0) return;
+  for (const auto& r : negotiated) {
+    if (!cache_keeps(r) || r.names.size() != 1) continue;
+    if (auto evicted = cache_.put(r)) renegotiate(*evicted);
+  }
+}
+
+// Fuses the cycle's responses (cached first, then negotiated: the same list on every rank) and runs them in order.
+// A cycle of cached responses only, like the last one, runs the plan it made then.
+int Engine::execute_all(const std::vector<Response>& negotiated) {
+  const std::size_t threshold = fusion_threshold_.load(std::memory_order_relaxed);
+  const bool reuse = negotiated.empty() && !ready_slots_.empty() && plan_.slots == ready_slots_ &&
+                     plan_.cache_version == cache_.version() && plan_.threshold == threshold;
+  if (!reuse) {
+    std::vector<Response> singles;
+    singles.reserve(ready_slots_.size() + negotiated.size());
+    for (auto s : ready_slots_) singles.push_back(cache_.at(s));
+    singles.insert(singles.end(), negotiated.begin(), negotiated.end());
+    plan_.fused = plan_fusion(std::move(singles), threshold);
+    plan_.slots = negotiated.empty() ? ready_slots_ : std::vector<std::size_t>{};
+    plan_.cache_version = cache_.version();
+    plan_.threshold = threshold;
+  }
+  int executed = 0;
+  for (const auto& r : plan_.fused) {
+    execute(r);
+    if (r.type == OpType::kJoin) joined_ = false;  // every rank joined: the next round starts fresh
+    ++executed;
+  }
+  return executed;
 }
 
 void Engine::execute(const Response& r) {
@@ -118,120 +331,9 @@ void Engine::execute_on_gpu(const Response& r) {
   gpu_->execute(r, std::move(entries));
 }
 
-bool Engine::cycle() {
-  // A lone request goes at once; a burst (several already queued: a framework thread enqueueing a step's
-  // gradients) is taken whole once it pauses, bounded by HOROVOD_CYCLE_TIME, so one cycle fuses all of it.
-  if (config_.cycle_time.count() > 0 && queue_.new_count() >= 2) {
-    queue_.wait_for_quiet(kBurstGap, Clock::now() + config_.cycle_time);
-  }
-  const auto start = Clock::now();
-  bool had_new = requeued_;
-  requeued_ = false;
-  for (auto& q : queue_.take_new()) {
-    had_new = true;
-    if (q.type == OpType::kJoin) joined_ = true;
-    if (cache_.capacity() > 0 && ResponseCache::cacheable(q)) {
-      auto found = cache_.lookup(q);
-      if (found.kind == ResponseCache::Kind::kHit && !pending_hits_.count(found.slot)) {
-        pending_hits_.emplace(found.slot, Hit{std::move(q), start});
-        continue;
-      }
-      if (found.kind == ResponseCache::Kind::kStale) evict_.insert(found.slot);
-    }
-    uncached_.push_back(std::move(q));
-  }
-  // A cached tensor that waits long for other ranks goes back to full negotiation, where the stall inspector
-  // can see which ranks are missing.
-  if (stall_.enabled()) {
-    for (const auto& [slot, hit] : pending_hits_) {
-      if (start - hit.since > config_.stall_check_time / 2) evict_.insert(slot);
-    }
-  }
-  const bool want_shutdown = queue_.shutdown_requested() && !shutdown_sent_;
-  const bool root_check = controller_ && controller_->wants_cycle(start);
-
-  // Step 1: one allreduce (min) of bytes: [need full, no new requests, joined, have slot s..., keep slot s...].
-  const std::size_t span = cache_.span();
-  // Built from what this rank holds, not by probing every slot: the cache may be far larger than one step.
-  bits_.assign(3 + 2 * span, 0);
-  auto* bits = bits_.data();
-  bits[0] = (!uncached_.empty() || want_shutdown || root_check || !evict_.empty()) ? 0 : 1;
-  bits[1] = had_new ? 0 : 1;
-  bits[2] = joined_ ? 1 : 0;
-  if (joined_) std::fill(bits + 3, bits + 3 + span, std::uint8_t{1});
-  for (const auto& [slot, hit] : pending_hits_) bits[3 + slot] = 1;
-  std::fill(bits + 3 + span, bits + 3 + 2 * span, std::uint8_t{1});
-  for (auto slot : evict_) bits[3 + span + slot] = 0;
-  evict_.clear();
-  data_plane([&] { comm_.allreduce(bits, bits_.size(), DataType::kUInt8, ReduceOp::kMin); });
-  const bool full = bits[0] == 0, any_new = bits[1] == 0, all_joined = bits[2] == 1;
-
-  std::vector<Response> cached;
-  for (std::size_t s = 0; s < span; ++s) {
-    if (bits[3 + span + s] == 0) {
-      if (auto it = pending_hits_.find(s); it != pending_hits_.end()) {
-        uncached_.push_back(std::move(it->second.request));
-        pending_hits_.erase(it);
-        requeued_ = true;
-      }
-      cache_.erase(s);
-      continue;
-    }
-    if (!all_joined && bits[3 + s] == 1 && cache_.has(s)) {
-      cached.push_back(cache_.at(s));
-      cache_.touch(s);
-      pending_hits_.erase(s);
-    }
-  }
-  int executed = 0;
-  for (const auto& r : plan_fusion(std::move(cached), config_.fusion_threshold)) {
-    execute(r);
-    ++executed;
-  }
-
-  bool keep_going = true;
-  if (full) {
-    // Step 2: full negotiation (controller.h).
-    RequestList mine{std::exchange(uncached_, {}), want_shutdown};
-    requeued_ = false;  // whatever went back to uncached_ is in this gather
-    if (want_shutdown) shutdown_sent_ = true;
-    auto gathered = data_plane([&] { return comm_.gather_to_root(encode(mine)); });
-    std::string reply;
-    if (controller_) {
-      std::vector<RequestList> lists;
-      lists.reserve(gathered.size());
-      for (const auto& g : gathered) lists.push_back(decode_requests(g));
-      reply = encode(controller_->coordinate(lists, Clock::now()));
-    }
-    reply = data_plane([&] { return comm_.broadcast_from_root(reply); });
-    ResponseList list = decode_responses(reply);
-    for (const auto& r : list.responses) {
-      execute(r);
-      ++executed;
-      if (r.type == OpType::kJoin) joined_ = false;  // every rank joined: the next round starts fresh
-      if (!r.error.empty() || cache_.capacity() == 0) continue;
-      if (r.type != OpType::kAllreduce && r.type != OpType::kBroadcast && r.type != OpType::kReducescatter) continue;
-      for (std::size_t i = 0; i < r.names.size(); ++i) {
-        Response single = r;
-        single.names = {r.names[i]};
-        single.shapes = {r.shapes[i]};
-        if (auto evicted = cache_.put(single)) {
-          if (auto it = pending_hits_.find(*evicted); it != pending_hits_.end()) {
-            uncached_.push_back(std::move(it->second.request));
-            pending_hits_.erase(it);
-            requeued_ = true;
-          }
-        }
-      }
-    }
-    if (!list.shutdown.empty()) {
-      stop_reason_ = list.shutdown;
-      keep_going = false;
-    }
-  }
-
-  const auto end = Clock::now();
-  if (any_new || executed > 0) {
+// When the background thread looks again if requests are still in flight (engine.h).
+void Engine::pace(bool progress, Clock::time_point end) {
+  if (progress) {
     last_progress_ = end;
     delay_ = {};
   } else {
@@ -239,12 +341,13 @@ bool Engine::cycle() {
     // other ranks are picked up at least that often (Horovod's pace); after that it grows to kMaxBackoff.
     const auto waited = end - last_progress_;
     const Clock::duration cap =
-        waited < std::chrono::seconds(1) ? std::max<Clock::duration>(config_.cycle_time, kMinBackoff) : kMaxBackoff;
+        waited < std::chrono::seconds(1)
+            ? std::max<Clock::duration>(std::chrono::microseconds(cycle_time_us_.load(std::memory_order_relaxed)),
+                                        kMinBackoff)
+            : kMaxBackoff;
     delay_ = std::clamp<Clock::duration>(waited / 8, kMinBackoff, cap);
   }
   last_cycle_end_ = end;
-  if (timeline_.enabled() && full) timeline_.event("negotiate", "cycle", start, end);
-  return keep_going;
 }
 
 }  // namespace hvd::detail

@@ -1,21 +1,33 @@
-// The engine: one background thread that negotiates, fuses and executes what framework threads enqueue.
+// The engine: negotiates, fuses and executes what framework threads enqueue, one cycle at a time.
 //
-// When a rank runs a cycle (the part that keeps idle ranks blocked instead of spinning):
-//  - as soon as it has new requests (a condition variable wakes the thread: a lone request goes at once);
-//  - when it has requests in flight that are not done yet, right after the previous cycle if that cycle made
-//    progress, else after a back-off of 1/8 of the time since the last progress (at most HOROVOD_CYCLE_TIME in
-//    the first second, at most 100 ms after), so a long stall costs ten cycles a second, not a spinning core;
-//  - when it has nothing in flight, only on new work, on shutdown(), or on a slow heartbeat (a quarter of the
-//    stall check time, 0.1-5 s) that lets the coordinator inspect stalls and hear about shutdowns.
-// A cycle is collective: a rank that enters it early simply blocks in the communicator until the others arrive,
-// so ranks that wait for a slow peer sleep there. Each cycle is one small allreduce (flags plus the response
-// cache's bit vector, response_cache.h); only when some rank has uncached requests, wants to shut down or the
-// coordinator wants a stall check does it add a gather of requests and a broadcast of responses (controller.h).
+// Who runs a cycle. Cycles are collective (every rank runs the same sequence of them) and one at a time per rank:
+// whoever holds cycle_mutex_ runs the next one.
+//  - A framework thread that waits on a handle (Handle::wait) runs the cycle itself when no other thread is in
+//    one: a cached step (a repeated set of tensors) then costs no thread hand-off at all, the waiting thread takes
+//    the step's requests, votes, and runs the fused collective on its own stack. GPU tensors (their streams
+//    belong to the background thread) and a joined rank keep the hand-off.
+//  - The background thread runs the rest: requests nobody waits on (picked up HOROVOD_CYCLE_TIME after they
+//    arrive, or at once when that is 0), requests other ranks are late for (back-off: right after a cycle that
+//    made progress, else 1/8 of the time since the last progress, at most HOROVOD_CYCLE_TIME in the first second,
+//    at most 100 ms after), and, when nothing is in flight, a slow heartbeat (a quarter of the stall check time,
+//    0.1-5 s) that lets the coordinator inspect stalls and hear about shutdowns.
+// A rank that enters a cycle early blocks in the communicator until the others arrive, so ranks that wait for a
+// slow peer sleep there.
+//
+// One cycle (cycle()): take the new requests, sorting cache hits from the rest (take_new_requests); vote
+// (cycle_vote.h: one small allreduce); take the cached responses every rank is ready for (take_cached); when some
+// rank asked for it, negotiate the rest (negotiate: gather requests, the coordinator answers, broadcast,
+// controller.h) and remember the answers in the response cache; fuse everything of this cycle (fusion.h, the one
+// place fusion is planned) and execute it in order; pace the next cycle.
+//
+// Seams for the timeline and autotune: negotiate() brackets a negotiation, execute() one operation with its tensor
+// names; set_fusion_threshold() takes effect at the next cycle and must be called identically on every rank at the
+// same cycle (every rank plans fusion for itself), e.g. from a value rank 0 broadcast in a ResponseList.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -27,15 +39,17 @@
 #include "runtime/comm/gpu_backend.h"
 #include "runtime/config.h"
 #include "runtime/engine/controller.h"
+#include "runtime/engine/cycle_vote.h"
 #include "runtime/engine/executor.h"
 #include "runtime/engine/response_cache.h"
 #include "runtime/engine/stall_inspector.h"
 #include "runtime/engine/tensor_queue.h"
 #include "runtime/engine/timeline.h"
+#include "runtime/handle_state.h"
 
 namespace hvd::detail {
 
-class Engine {
+class Engine final : public WaitDriver {
  public:
   using Clock = std::chrono::steady_clock;
   Engine(const Config& config, Communicator& comm);
@@ -43,20 +57,54 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Never throws for the op's own failures: those land on the entries' handles.
-  void enqueue(std::vector<TensorEntry> entries) { queue_.enqueue(std::move(entries)); }
+  // A step's requests in one call (one lock, one wake-up at most). kCaller: the caller waits on them next (the
+  // blocking API), so the background thread is not woken. Never throws for the op's own failures: those land on
+  // the entries' handles. The entries' handles are driven by this engine (WaitDriver).
+  using Pickup = TensorQueue::Pickup;
+  void enqueue(std::vector<TensorEntry> entries, Pickup pickup = Pickup::kBackground);
   // Stops every rank's engine through the next cycle and joins the thread. Pending ops fail. Idempotent.
   void shutdown();
   // Deterministic name for an unnamed op: "allreduce.noname.3".
   std::string next_name(OpType type);
   const Topology& topology() const { return topology_; }
+  // Autotune's seams (see above). The cycle time only paces this rank (burst gathering, back-off): any thread.
+  void set_fusion_threshold(std::size_t bytes) { fusion_threshold_.store(bytes, std::memory_order_relaxed); }
+  void set_cycle_time(std::chrono::microseconds t) { cycle_time_us_.store(t.count(), std::memory_order_relaxed); }
+
+  // WaitDriver: runs one cycle on the calling (waiting) thread when the engine is idle; see above.
+  void drive(HandleState& waiting) override;
 
  private:
+  struct Hit {
+    const Request* request = nullptr;  // in its queue entry, which stays until the response runs; null: none
+    Clock::time_point since;
+  };
+  // The fused plan of the last cycle that ran cached responses only: a repeated step reuses it instead of copying
+  // and fusing its responses again. Valid while the cache and the threshold are unchanged.
+  struct CachedPlan {
+    std::vector<std::size_t> slots;
+    std::uint64_t cache_version = 0;
+    std::size_t threshold = 0;
+    std::vector<Response> fused;
+  };
+
   void run();
-  bool cycle();  // false: the job is shutting down
+  bool cycle_due(Clock::time_point now) const;
+  void run_cycle();  // cycle() with the end of the job (shutdown, failure) handled; caller holds cycle_mutex_
+  bool cycle();      // false: the job is shutting down
+  bool take_new_requests(Clock::time_point now);
+  void requeue_slow_hits(Clock::time_point now);
+  void vote(bool had_new, bool want_shutdown, Clock::time_point now);
+  void take_cached();
+  ResponseList negotiate(bool want_shutdown);
+  void remember(const std::vector<Response>& negotiated);
+  void renegotiate(std::size_t slot);
+  int execute_all(const std::vector<Response>& negotiated);
   void execute(const Response& r);
   void execute_on_gpu(const Response& r);
+  void pace(bool progress, Clock::time_point end);
   Clock::time_point next_cycle_at(Clock::time_point now) const;
+  void finish(std::exception_ptr failure);
 
   Config config_;
   Communicator& comm_;
@@ -68,20 +116,25 @@ class Engine {
   std::unique_ptr<GpuBackend> gpu_;         // background thread only; made at the first GPU response
   Timeline timeline_;
   std::chrono::milliseconds heartbeat_;
+  std::atomic<std::size_t> fusion_threshold_;
+  std::atomic<std::int64_t> cycle_time_us_;      // HOROVOD_CYCLE_TIME until set_cycle_time()
+  std::atomic<bool> saw_gpu_{false};             // a GPU tensor was enqueued: cycles stay on the background thread
+  std::atomic<bool> finished_{false};            // the queue is closed; no more cycles
+  std::atomic<std::thread::id> cycle_thread_{};  // the thread in run_cycle(), if any
 
   std::mutex names_mutex_;
   std::array<std::uint64_t, 7> name_counters_{};  // guarded by names_mutex_, one per OpType
 
-  // Background thread only.
+  // Whoever runs a cycle holds cycle_mutex_; everything below is guarded by it.
+  std::mutex cycle_mutex_;
   ResponseCache cache_;
-  struct Hit {
-    Request request;
-    Clock::time_point since;
-  };
-  std::vector<Request> uncached_;            // to send at the next full negotiation
-  std::map<std::size_t, Hit> pending_hits_;  // cache slot -> this rank's request waiting for the others
-  std::set<std::size_t> evict_;              // slots this rank wants every rank to drop
-  std::vector<std::uint8_t> bits_;           // the cycle's bit vector, reused
+  CycleVote vote_;
+  std::vector<const Request*> taken_;     // the cycle's new requests, reused
+  std::vector<std::size_t> ready_slots_;  // the cycle's cached responses every rank is ready for
+  CachedPlan plan_;
+  std::vector<Request> uncached_;  // to send at the next full negotiation
+  std::vector<Hit> pending_hits_;  // by cache slot: this rank's request waiting for the others
+  std::set<std::size_t> evict_;    // slots this rank wants every rank to drop
   bool joined_ = false;
   bool shutdown_sent_ = false;
   bool requeued_ = false;  // requests went back to uncached_: cycle again at once

@@ -44,6 +44,11 @@ std::uint8_t* Executor::fusion(std::size_t bytes) {
   return fusion_.data();
 }
 
+std::uint8_t* Executor::scratch(std::size_t bytes) {
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  return scratch_.data();
+}
+
 std::uint8_t* Executor::zeros(std::size_t bytes) {
   if (zeros_.size() < bytes) zeros_.resize(bytes);
   std::memset(zeros_.data(), 0, bytes);
@@ -74,9 +79,8 @@ void* Executor::output_for(TensorEntry* e, DataType dtype, const std::vector<std
 }
 
 void Executor::execute(const Response& r) {
-  Entries es;
-  es.reserve(r.names.size());
-  for (const auto& n : r.names) es.push_back(queue_.take(n));
+  Entries& es = entries_;
+  queue_.take(r.names, es);
   auto complete = [&](std::exception_ptr error) {
     for (auto& e : es) {
       if (!e) continue;
@@ -86,86 +90,100 @@ void Executor::execute(const Response& r) {
   };
   if (!r.error.empty()) {
     complete(std::make_exception_ptr(Error(r.error)));
+    es.clear();
     return;
   }
   Outcome out;
   try {
-    switch (r.type) {
-      case OpType::kAllreduce:
-        if (r.reduce_op == ReduceOp::kAdasum)
-          adasum(r, es, out);
-        else
-          allreduce(r, es, out);
-        break;
-      case OpType::kReducescatter:
-        reducescatter(r, es, out);
-        break;
-      case OpType::kAllgather:
-        allgather(r, es, out);
-        break;
-      case OpType::kBroadcast:
-        broadcast(r, es, out);
-        break;
-      case OpType::kAlltoall:
-        alltoall(r, es, out);
-        break;
-      case OpType::kBarrier:  // every rank submitted before the coordinator answered: that is the barrier
-      case OpType::kJoin:
-        break;
-    }
+    run(r, es, out);
   } catch (const DataPlaneBroken& broken) {
     complete(broken.error);
+    es.clear();
     throw;
   }
   complete(out.error);
+  es.clear();
 }
 
+void Executor::run(const Response& r, Entries& es, Outcome& out) {
+  switch (r.type) {
+    case OpType::kAllreduce:
+      if (r.reduce_op == ReduceOp::kAdasum)
+        adasum(r, es, out);
+      else
+        allreduce(r, es, out);
+      break;
+    case OpType::kReducescatter:
+      reducescatter(r, es, out);
+      break;
+    case OpType::kAllgather:
+      allgather(r, es, out);
+      break;
+    case OpType::kBroadcast:
+      broadcast(r, es, out);
+      break;
+    case OpType::kAlltoall:
+      alltoall(r, es, out);
+      break;
+    case OpType::kBarrier:  // every rank submitted before the coordinator answered: that is the barrier
+    case OpType::kJoin:
+      break;
+  }
+}
+
+// One tensor in its own output buffer; several either as the one span they already form or buffer by buffer.
 void Executor::allreduce(const Response& r, Entries& es, Outcome&) {
-  const std::size_t dsize = size_of(r.dtype);
-  const double post = finish_factor(r, size_);
   if (es.size() == 1) {
-    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[0]));
-    void* buf;
-    if (es[0]) {
-      buf = es[0]->output.data;
-      scale_copy(es[0]->input.data, buf, n, r.dtype, r.prescale);
-    } else {
-      buf = zeros(n * dsize);
-    }
-    if (n == 0) return;
-    data_plane([&] { comm_.allreduce(buf, n, r.dtype, wire_op(r.reduce_op)); });
-    finish_in_place(r, buf, n, size_);
-    scale_copy(buf, buf, n, r.dtype, post);
-    return;
+    const std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[0]));
+    void* buf = es[0] ? es[0]->output.data : zeros(n * size_of(r.dtype));
+    if (es[0]) scale_copy(es[0]->input.data, buf, n, r.dtype, r.prescale);
+    reduce_in_place(r, buf, n);
+  } else if (void* base = contiguous_span(r, es)) {
+    std::size_t total = 0;
+    for (const auto& shape : r.shapes) total += static_cast<std::size_t>(num_elements(shape));
+    reduce_in_place(r, base, total);
+  } else {
+    allreduce_each_buffer(r, es);
   }
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < es.size(); ++i) total += static_cast<std::size_t>(num_elements(r.shapes[i]));
-  // Tensors that already lie back to back, in place (a framework's flat gradient buffer), need no packing: the
-  // two fusion copies cost as much as the allreduce itself on this machine.
-  bool contiguous = r.prescale == 1.0;
-  for (std::size_t i = 0; contiguous && i < es.size(); ++i) {
-    contiguous = es[i] && es[i]->input.data == es[i]->output.data &&
-                 (i == 0 || static_cast<std::uint8_t*>(es[i - 1]->output.data) +
-                                    static_cast<std::size_t>(num_elements(r.shapes[i - 1])) * dsize ==
-                                es[i]->output.data);
+}
+
+// The reduction itself and what follows it (average, postscale) over `n` elements at `data`.
+void Executor::reduce_in_place(const Response& r, void* data, std::size_t n) {
+  if (n == 0) return;
+  data_plane([&] { comm_.allreduce(data, n, r.dtype, wire_op(r.reduce_op)); });
+  finish_in_place(r, data, n, size_);
+  scale_copy(data, data, n, r.dtype, finish_factor(r, size_));
+}
+
+// Tensors that already lie back to back, in place (a framework's flat gradient buffer), need no packing: the base
+// of that span, else null.
+void* Executor::contiguous_span(const Response& r, const Entries& es) const {
+  if (r.prescale != 1.0) return nullptr;
+  const std::size_t dsize = size_of(r.dtype);
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    if (!es[i] || es[i]->input.data != es[i]->output.data) return nullptr;
+    if (i > 0 && static_cast<std::uint8_t*>(es[i - 1]->output.data) +
+                         static_cast<std::size_t>(num_elements(r.shapes[i - 1])) * dsize !=
+                     es[i]->output.data)
+      return nullptr;
   }
-  if (contiguous) {
-    void* base = es[0]->output.data;
-    if (total == 0) return;
-    data_plane([&] { comm_.allreduce(base, total, r.dtype, wire_op(r.reduce_op)); });
-    finish_in_place(r, base, total, size_);
-    scale_copy(base, base, total, r.dtype, post);
-    return;
+  return es[0]->output.data;
+}
+
+// Each tensor reduced in its own output buffer (prescaled there first), without a fusion buffer: the communicator
+// reads and writes the buffers as one. Joined ranks contribute zeros from one scratch area.
+void Executor::allreduce_each_buffer(const Response& r, Entries& es) {
+  const std::size_t dsize = size_of(r.dtype);
+  std::size_t joined = 0, total = 0;
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    const auto n = static_cast<std::size_t>(num_elements(r.shapes[i]));
+    total += n;
+    if (!es[i]) joined += n;
   }
-  // Otherwise each tensor is reduced in its own output buffer (prescaled there first), without a fusion buffer:
-  // the communicator reads and writes the buffers as one. Joined ranks contribute zeros from one scratch area.
-  std::size_t joined = 0;
-  for (std::size_t i = 0; i < es.size(); ++i)
-    if (!es[i]) joined += static_cast<std::size_t>(num_elements(r.shapes[i]));
   std::uint8_t* zero = joined ? zeros(joined * dsize) : nullptr;
   buffers_.clear();
   for (std::size_t i = 0; i < es.size(); ++i) {
-    std::size_t n = static_cast<std::size_t>(num_elements(r.shapes[i]));
+    const auto n = static_cast<std::size_t>(num_elements(r.shapes[i]));
     if (es[i]) {
       scale_copy(es[i]->input.data, es[i]->output.data, n, r.dtype, r.prescale);
       buffers_.push_back({es[i]->output.data, n});
@@ -176,6 +194,7 @@ void Executor::allreduce(const Response& r, Entries& es, Outcome&) {
   }
   if (total == 0) return;
   data_plane([&] { comm_.allreduce_buffers(buffers_, r.dtype, wire_op(r.reduce_op)); });
+  const double post = finish_factor(r, size_);
   for (std::size_t i = 0; i < es.size(); ++i) {
     if (!es[i]) continue;
     finish_in_place(r, buffers_[i].data, buffers_[i].count, size_);
@@ -193,18 +212,23 @@ void Executor::adasum(const Response& r, Entries& es, Outcome&) {
   }
 }
 
-void Executor::reducescatter(const Response& r, Entries& es, Outcome& out) {
-  const std::size_t dsize = size_of(r.dtype);
-  const std::size_t k = es.size();
-  std::vector<std::int64_t> row_elems(k);
-  std::vector<std::size_t> counts(static_cast<std::size_t>(size_), 0);
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < k; ++i) {
-    row_elems[i] = num_elements(tail(r.shapes[i]));
-    total += static_cast<std::size_t>(num_elements(r.shapes[i]));
+// Rank q receives, of every tensor in order, its rows for q (first_row/rows_of, layout.h).
+Executor::ScatterLayout Executor::scatter_layout(const Response& r) const {
+  ScatterLayout l;
+  l.row_elems.resize(r.shapes.size());
+  l.counts.assign(static_cast<std::size_t>(size_), 0);
+  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+    l.row_elems[i] = num_elements(tail(r.shapes[i]));
+    l.total += static_cast<std::size_t>(num_elements(r.shapes[i]));
     for (int q = 0; q < size_; ++q)
-      counts[q] += static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size_) * row_elems[i]);
+      l.counts[q] += static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size_) * l.row_elems[i]);
   }
+  return l;
+}
+
+void Executor::reducescatter(const Response& r, Entries& es, Outcome& out) {
+  const ScatterLayout l = scatter_layout(r);
+  const std::size_t k = es.size();
   // Outputs first: the allocator may fail, and this rank must take part all the same.
   std::vector<void*> outs(k);
   std::vector<std::vector<std::uint8_t>> fallbacks(k);  // joined rank or failed allocator: results go nowhere
@@ -213,46 +237,45 @@ void Executor::reducescatter(const Response& r, Entries& es, Outcome& out) {
     shape[0] = rows_of(shape[0], rank_, size_);
     outs[i] = output_for(es[i] ? &*es[i] : nullptr, r.dtype, shape, out, fallbacks[i]);
   }
-  if (total == 0) return;
-  const void* in;
+  if (l.total == 0) return;
   const bool direct = k == 1 && es[0] && r.prescale == 1.0;
-  if (direct) {
-    in = es[0]->input.data;
-  } else {
-    // Pack so that rank q's block holds every tensor's rows for q, in tensor order.
-    std::uint8_t* buf = fusion(total * dsize);
-    std::size_t off = 0;
-    for (int q = 0; q < size_; ++q) {
-      for (std::size_t i = 0; i < k; ++i) {
-        std::size_t n = static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size_) * row_elems[i]);
-        std::size_t from = static_cast<std::size_t>(first_row(r.shapes[i][0], q, size_) * row_elems[i]);
-        if (es[i])
-          scale_copy(static_cast<const std::uint8_t*>(es[i]->input.data) + from * dsize, buf + off, n, r.dtype,
-                     r.prescale);
-        else if (n)
-          std::memset(buf + off, 0, n * dsize);
-        off += n * dsize;
-      }
-    }
-    in = buf;
-  }
+  const void* in = direct ? es[0]->input.data : pack_for_scatter(r, es, l);
+  const std::size_t mine = l.counts[rank_];
+  void* result = k == 1 ? outs[0] : scratch(mine * size_of(r.dtype));
+  data_plane([&] { comm_.reducescatter(in, result, l.counts, r.dtype, wire_op(r.reduce_op)); });
+  finish_in_place(r, result, mine, size_);
   const double post = finish_factor(r, size_);
   if (k == 1) {
-    void* o = outs[0];
-    data_plane([&] { comm_.reducescatter(in, o, counts, r.dtype, wire_op(r.reduce_op)); });
-    finish_in_place(r, o, counts[rank_], size_);
-    scale_copy(o, o, counts[rank_], r.dtype, post);
+    scale_copy(result, result, mine, r.dtype, post);
     return;
   }
-  if (scratch_.size() < counts[rank_] * dsize) scratch_.resize(counts[rank_] * dsize);
-  data_plane([&] { comm_.reducescatter(in, scratch_.data(), counts, r.dtype, wire_op(r.reduce_op)); });
-  finish_in_place(r, scratch_.data(), counts[rank_], size_);
   std::size_t off = 0;
   for (std::size_t i = 0; i < k; ++i) {
-    std::size_t n = static_cast<std::size_t>(rows_of(r.shapes[i][0], rank_, size_) * row_elems[i]);
-    if (es[i]) scale_copy(scratch_.data() + off, outs[i], n, r.dtype, post);
-    off += n * dsize;
+    std::size_t n = static_cast<std::size_t>(rows_of(r.shapes[i][0], rank_, size_) * l.row_elems[i]);
+    if (es[i]) scale_copy(static_cast<std::uint8_t*>(result) + off, outs[i], n, r.dtype, post);
+    off += n * size_of(r.dtype);
   }
+}
+
+// Packs the tensors (prescaled) so that rank q's block holds every tensor's rows for q, in tensor order; a joined
+// rank's part is zeros.
+const void* Executor::pack_for_scatter(const Response& r, const Entries& es, const ScatterLayout& l) {
+  const std::size_t dsize = size_of(r.dtype);
+  std::uint8_t* buf = fusion(l.total * dsize);
+  std::size_t off = 0;
+  for (int q = 0; q < size_; ++q) {
+    for (std::size_t i = 0; i < es.size(); ++i) {
+      std::size_t n = static_cast<std::size_t>(rows_of(r.shapes[i][0], q, size_) * l.row_elems[i]);
+      std::size_t from = static_cast<std::size_t>(first_row(r.shapes[i][0], q, size_) * l.row_elems[i]);
+      if (es[i])
+        scale_copy(static_cast<const std::uint8_t*>(es[i]->input.data) + from * dsize, buf + off, n, r.dtype,
+                   r.prescale);
+      else if (n)
+        std::memset(buf + off, 0, n * dsize);
+      off += n * dsize;
+    }
+  }
+  return buf;
 }
 
 void Executor::allgather(const Response& r, Entries& es, Outcome& out) {

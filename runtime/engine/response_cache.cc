@@ -24,6 +24,7 @@ ResponseCache::Lookup ResponseCache::lookup(const Request& q) const {
 
 std::optional<std::size_t> ResponseCache::put(const Response& single) {
   if (capacity_ == 0) return std::nullopt;
+  ++version_;
   const std::string& name = single.names.front();
   if (auto it = by_name_.find(name); it != by_name_.end()) {
     slots_[it->second].response = single;
@@ -59,6 +60,7 @@ void ResponseCache::touch(std::size_t slot) {
 
 void ResponseCache::erase(std::size_t slot) {
   if (!has(slot)) return;
+  ++version_;
   by_name_.erase(slots_[slot].response->names.front());
   lru_.erase(slots_[slot].lru);
   slots_[slot].response.reset();

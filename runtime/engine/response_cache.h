@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <optional>
 #include <string>
@@ -39,6 +40,8 @@ class ResponseCache {
   std::size_t capacity() const { return capacity_; }
   std::size_t span() const { return slots_.size(); }  // highest slot ever used + 1: the bit vector's length
   std::size_t size() const { return by_name_.size(); }
+  // Changes whenever a slot's response is added, replaced or erased (not on touch).
+  std::uint64_t version() const { return version_; }
 
  private:
   struct Slot {
@@ -50,6 +53,7 @@ class ResponseCache {
   std::list<std::size_t> lru_;  // most recently used first
   std::vector<std::size_t> free_;
   std::unordered_map<std::string, std::size_t> by_name_;
+  std::uint64_t version_ = 0;
 };
 
 }  // namespace hvd::detail

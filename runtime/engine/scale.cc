@@ -58,10 +58,10 @@ void scale_copy(const void* in, void* out, std::size_t n, DataType dtype, double
       return scale_float(static_cast<const double*>(in), static_cast<double*>(out), n, factor);
     case DataType::kFloat16:
       return scale_16<fp16::half_to_float, fp16::float_to_half>(static_cast<const std::uint16_t*>(in),
-                                                    static_cast<std::uint16_t*>(out), n, factor);
+                                                                static_cast<std::uint16_t*>(out), n, factor);
     case DataType::kBFloat16:
       return scale_16<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(static_cast<const std::uint16_t*>(in),
-                                                            static_cast<std::uint16_t*>(out), n, factor);
+                                                                        static_cast<std::uint16_t*>(out), n, factor);
     case DataType::kBool:
       if (in != out) std::memmove(out, in, n);  // validation refuses scaling bool; keep the data intact anyway
       return;

@@ -10,7 +10,6 @@
 
 namespace hvd::detail {
 
-
 // out[i] = in[i] * factor; `out` may equal `in`. A factor of exactly 1 is a copy (or nothing).
 void scale_copy(const void* in, void* out, std::size_t count, DataType dtype, double factor);
 // Integer Average: out[i] = in[i] / divisor with C++ integer division; floating types multiply by 1/divisor.

@@ -7,7 +7,7 @@
 
 namespace hvd::detail {
 
-void TensorQueue::enqueue(std::vector<TensorEntry> entries) {
+void TensorQueue::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
   std::exception_ptr failure;
   bool notify = false;
   {
@@ -26,12 +26,15 @@ void TensorQueue::enqueue(std::vector<TensorEntry> entries) {
     }
     if (!failure) {
       for (auto& e : entries) {
-        new_.push_back(e.request);
         auto name = e.request.name;
-        entries_.emplace(std::move(name), std::move(e));
+        auto it = entries_.emplace(std::move(name), std::move(e)).first;
+        new_.push_back(&it->second.request);
       }
       last_enqueue_ = Clock::now();
-      notify = sleeping_;  // a futex wake per enqueue only when the thread actually sleeps
+      if (pickup == Pickup::kBackground) {
+        announced_ = true;
+        notify = sleeping_;  // a futex wake per enqueue only when the thread actually sleeps
+      }
     }
   }
   if (failure) {
@@ -58,7 +61,7 @@ std::size_t TensorQueue::new_count() const {
 void TensorQueue::wait_for_work(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
   sleeping_ = true;
-  work_.wait_until(lock, deadline, [&] { return !new_.empty() || woken_ || shutdown_; });
+  work_.wait_until(lock, deadline, [&] { return announced_ || woken_ || shutdown_; });
   sleeping_ = false;
   woken_ = false;
 }
@@ -71,9 +74,11 @@ void TensorQueue::wake() {
   work_.notify_one();
 }
 
-std::vector<Request> TensorQueue::take_new() {
+void TensorQueue::take_new(std::vector<const Request*>& into) {
+  into.clear();
   std::lock_guard lock(mutex_);
-  return std::exchange(new_, {});
+  new_.swap(into);
+  announced_ = false;
 }
 
 bool TensorQueue::has_new() const {
@@ -85,6 +90,20 @@ TensorEntry* TensorQueue::find(const std::string& name) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(name);
   return it == entries_.end() ? nullptr : &it->second;
+}
+
+void TensorQueue::take(const std::vector<std::string>& names, std::vector<std::optional<TensorEntry>>& into) {
+  into.clear();
+  std::lock_guard lock(mutex_);
+  for (const auto& name : names) {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      into.emplace_back();
+      continue;
+    }
+    into.emplace_back(std::move(it->second));
+    entries_.erase(it);
+  }
 }
 
 std::optional<TensorEntry> TensorQueue::take(const std::string& name) {

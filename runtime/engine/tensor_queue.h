@@ -1,6 +1,6 @@
-// Where framework threads leave their requests for the background thread, and where the background thread finds
-// each in-flight tensor's buffers and handle when a response names it. Thread-safe; only the background thread
-// removes entries, so a pointer from find() stays valid until that thread calls take() for the same name.
+// Where framework threads leave their requests for the engine's cycle, and where the cycle finds each in-flight
+// tensor's buffers and handle when a response names it. Thread-safe; only the thread running a cycle removes
+// entries, so a pointer from find() stays valid until a cycle calls take() for the same name.
 #pragma once
 
 #include <chrono>
@@ -31,14 +31,19 @@ class TensorQueue {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // Who picks the entries up: the background thread (woken now), or the caller, who waits on them next and runs
+  // the cycle itself (Engine::drive); the background thread then finds them only at its next wake-up.
+  enum class Pickup { kBackground, kCaller };
   // Adds all entries or none (a group is negotiated as one). A name already in flight on this rank, or a closed
   // queue, fails the entries' handles instead.
-  void enqueue(std::vector<TensorEntry> entries);
+  void enqueue(std::vector<TensorEntry> entries, Pickup pickup = Pickup::kBackground);
 
-  // Background thread: blocks until new requests arrive, wake() is called, or `deadline` passes.
+  // Background thread: blocks until requests for it arrive, wake() is called, or `deadline` passes.
   void wait_for_work(Clock::time_point deadline);
   void wake();
-  std::vector<Request> take_new();
+  // Moves the new requests into `into` (cleared first; its capacity is reused). Each points into its entry, which
+  // stays until a cycle take()s it (or close()).
+  void take_new(std::vector<const Request*>& into);
   bool has_new() const;
   std::size_t new_count() const;
   // Background thread: while framework threads are enqueueing a burst (the last enqueue less than `gap` ago),
@@ -47,6 +52,8 @@ class TensorQueue {
 
   TensorEntry* find(const std::string& name);
   std::optional<TensorEntry> take(const std::string& name);
+  // The entries of `names` in order (empty where this rank has none: joined), under one lock.
+  void take(const std::vector<std::string>& names, std::vector<std::optional<TensorEntry>>& into);
   std::size_t in_flight() const;
 
   // Fails every in-flight entry with `error` and every later enqueue too. Returns false if already closed.
@@ -60,11 +67,12 @@ class TensorQueue {
   mutable std::mutex mutex_;
   std::condition_variable work_;                          // new requests, wake(), shutdown
   std::unordered_map<std::string, TensorEntry> entries_;  // guarded by mutex_: in flight on this rank
-  std::vector<Request> new_;                              // guarded by mutex_: not yet taken by a cycle
+  std::vector<const Request*> new_;                       // guarded by mutex_: not yet taken by a cycle
   std::exception_ptr closed_;                             // guarded by mutex_
   bool woken_ = false;                                    // guarded by mutex_
-  bool sleeping_ = false;            // guarded by mutex_: in wait_for_work, wants a notify
-  Clock::time_point last_enqueue_;  // guarded by mutex_
+  bool announced_ = false;                                // guarded by mutex_: new_ holds background pickups
+  bool sleeping_ = false;                                 // guarded by mutex_: in wait_for_work, wants a notify
+  Clock::time_point last_enqueue_;                        // guarded by mutex_
   bool shutdown_ = false;                                 // guarded by mutex_
 };
 

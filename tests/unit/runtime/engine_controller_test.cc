@@ -19,21 +19,22 @@ RequestList list(std::vector<Request> v) { return RequestList{std::move(v), fals
 const std::vector<std::string> kHosts = {"h1", "h2", "h1"};
 }  // namespace
 
-TEST_CASE("a tensor is ready once every rank submitted it; arrival order is kept; fusion applies") {
+TEST_CASE("a tensor is ready once every rank submitted it; arrival order is kept; one response per tensor") {
   StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
-  Controller c(3, kHosts, 1 << 20, stall);
+  Controller c(3, kHosts, stall);
   auto out = c.coordinate({list({request(0, "a"), request(0, "b")}), list({request(1, "b")}), list({})});
   CHECK(out.responses.empty());
   CHECK(c.pending() == 2);
   out = c.coordinate({list({}), list({request(1, "a")}), list({request(2, "b"), request(2, "a")})});
-  REQUIRE(out.responses.size() == 1);  // fused
-  CHECK(out.responses[0].names == std::vector<std::string>{"a", "b"});
+  REQUIRE(out.responses.size() == 2);  // every rank fuses them itself (engine, fusion.h)
+  CHECK(out.responses[0].names == std::vector<std::string>{"a"});
+  CHECK(out.responses[1].names == std::vector<std::string>{"b"});
   CHECK(c.pending() == 0);
 }
 
 TEST_CASE("joined ranks count as submitted; join completes when all joined") {
   StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
-  Controller c(3, kHosts, 1 << 20, stall);
+  Controller c(3, kHosts, stall);
   Request join = request(0, "join");
   join.type = OpType::kJoin;
   auto out = c.coordinate({list({join}), list({request(1, "a")}), list({request(2, "a")})});
@@ -52,17 +53,17 @@ TEST_CASE("joined ranks count as submitted; join completes when all joined") {
 
 TEST_CASE("a group goes only when all of its tensors are ready everywhere") {
   StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
-  Controller c(2, kHosts, 0, stall);
+  Controller c(2, kHosts, stall);
   auto out =
       c.coordinate({list({request(0, "g.0", "g", 2), request(0, "g.1", "g", 2)}), list({request(1, "g.0", "g", 2)})});
   CHECK(out.responses.empty());
   out = c.coordinate({list({}), list({request(1, "g.1", "g", 2)})});
-  CHECK(out.responses.size() == 2);  // fusion off: one response each, same cycle
+  CHECK(out.responses.size() == 2);  // one response each, same cycle
 }
 
 TEST_CASE("a mismatch fails that tensor only; shutdown from any rank is announced") {
   StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
-  Controller c(2, kHosts, 1 << 20, stall);
+  Controller c(2, kHosts, stall);
   Request bad = request(1, "x");
   bad.dtype = DataType::kInt32;
   RequestList l1 = list({bad, request(1, "y")});
@@ -76,7 +77,7 @@ TEST_CASE("a mismatch fails that tensor only; shutdown from any rank is announce
 
 TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails the tensor") {
   StallInspector stall(std::chrono::seconds(1), std::chrono::seconds(2), kHosts);
-  Controller c(3, kHosts, 1 << 20, stall);
+  Controller c(3, kHosts, stall);
   auto t0 = std::chrono::steady_clock::now();
   c.coordinate({list({request(0, "x")}), list({request(1, "x")}), list({})}, t0);
   auto out = c.coordinate({list({}), list({}), list({})}, t0 + std::chrono::milliseconds(1500));
