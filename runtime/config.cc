@@ -80,6 +80,11 @@ Config read_config(const EnvLookup& env) {
     c.stall_check_time = c.stall_shutdown_time;  // shutting down on a stall needs the inspector running
   }
   if (auto v = env("HOROVOD_TIMELINE")) c.timeline_path = *v;
+  if (auto v = env("HOROVOD_TIMELINE_MARK_CYCLES")) c.timeline_mark_cycles = *v != "0" && !v->empty();
+  if (auto v = env("HOROVOD_TIMELINE_MAX_BYTES")) {
+    c.timeline_max_bytes = static_cast<std::size_t>(
+        parse_int("HOROVOD_TIMELINE_MAX_BYTES", *v, 64, 1ll << 50, "a byte count of at least 64"));
+  }
   if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;

@@ -17,6 +17,8 @@ struct Config {
   std::chrono::seconds stall_check_time{60};    // HOROVOD_STALL_CHECK_TIME_SECONDS; 0: off
   std::chrono::seconds stall_shutdown_time{0};  // HOROVOD_STALL_SHUTDOWN_TIME_SECONDS; 0: never
   std::string timeline_path;                    // HOROVOD_TIMELINE; empty: off
+  bool timeline_mark_cycles = false;            // HOROVOD_TIMELINE_MARK_CYCLES
+  std::size_t timeline_max_bytes = 1ull << 30;  // HOROVOD_TIMELINE_MAX_BYTES, per rank's file
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
 };

@@ -41,7 +41,7 @@ Engine::Engine(const Config& config, Communicator& comm)
       topology_(comm.topology()),
       executor_(comm, queue_),
       stall_(config.stall_check_time, config.stall_shutdown_time, topology_.hosts),
-      timeline_(config.timeline_path, topology_.rank),
+      timeline_(config.timeline_path, topology_.rank, config.timeline_mark_cycles, config.timeline_max_bytes),
       heartbeat_(heartbeat_for(config.stall_check_time)),
       cache_(config.cache_capacity) {
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
@@ -106,8 +106,7 @@ void Engine::execute(const Response& r) {
     execute_on_gpu(r);
   else
     executor_.execute(r);
-  if (timeline_.enabled())
-    timeline_.event(name_of(r.type), r.error.empty() ? "op" : "error", start, Clock::now(), r.names);
+  timeline_.op(r, start, Clock::now());  // HOOK(timeline): op span, and its negotiation wait
 }
 
 void Engine::execute_on_gpu(const Response& r) {
@@ -129,6 +128,7 @@ bool Engine::cycle() {
   requeued_ = false;
   for (auto& q : queue_.take_new()) {
     had_new = true;
+    timeline_.requested(q.name, start);  // HOOK(timeline): negotiation starts
     if (q.type == OpType::kJoin) joined_ = true;
     if (cache_.capacity() > 0 && ResponseCache::cacheable(q)) {
       auto found = cache_.lookup(q);
@@ -243,7 +243,7 @@ bool Engine::cycle() {
     delay_ = std::clamp<Clock::duration>(waited / 8, kMinBackoff, cap);
   }
   last_cycle_end_ = end;
-  if (timeline_.enabled() && full) timeline_.event("negotiate", "cycle", start, end);
+  timeline_.cycle(start, end, full);  // HOOK(timeline): cycle span / mark
   return keep_going;
 }
 

@@ -50,6 +50,7 @@ class Engine {
   // Deterministic name for an unnamed op: "allreduce.noname.3".
   std::string next_name(OpType type);
   const Topology& topology() const { return topology_; }
+  Timeline& timeline() { return timeline_; }  // hvd::start_timeline / stop_timeline at run time
 
  private:
   void run();
