@@ -85,6 +85,15 @@ Config read_config(const EnvLookup& env) {
     c.timeline_max_bytes = static_cast<std::size_t>(
         parse_int("HOROVOD_TIMELINE_MAX_BYTES", *v, 64, 1ll << 50, "a byte count of at least 64"));
   }
+  if (auto v = env("HOROVOD_AUTOTUNE")) c.autotune = *v != "0" && !v->empty();
+  if (auto v = env("HOROVOD_AUTOTUNE_LOG")) c.autotune_log = *v;
+  auto autotune_count = [&](const char* name, int& field, int lo) {
+    if (auto v = env(name))
+      field = static_cast<int>(parse_int(name, *v, lo, 10000, "a count from " + std::to_string(lo) + " to 10000"));
+  };
+  autotune_count("HOROVOD_AUTOTUNE_WARMUP_SAMPLES", c.autotune_warmup_samples, 1);
+  autotune_count("HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", c.autotune_steps_per_sample, 1);
+  autotune_count("HOROVOD_AUTOTUNE_SAMPLES_PER_POINT", c.autotune_samples_per_point, 1);
   if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;

@@ -19,6 +19,11 @@ struct Config {
   std::string timeline_path;                    // HOROVOD_TIMELINE; empty: off
   bool timeline_mark_cycles = false;            // HOROVOD_TIMELINE_MARK_CYCLES
   std::size_t timeline_max_bytes = 1ull << 30;  // HOROVOD_TIMELINE_MAX_BYTES, per rank's file
+  bool autotune = false;                        // HOROVOD_AUTOTUNE (engine/autotune.h)
+  std::string autotune_log;                     // HOROVOD_AUTOTUNE_LOG: CSV, rank 0
+  int autotune_warmup_samples = 3;              // HOROVOD_AUTOTUNE_WARMUP_SAMPLES
+  int autotune_steps_per_sample = 10;           // HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE
+  int autotune_samples_per_point = 3;           // HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
 };

@@ -27,6 +27,7 @@ class Controller {
  public:
   using Clock = std::chrono::steady_clock;
   Controller(int size, std::vector<std::string> hosts, std::size_t fusion_threshold, StallInspector& stall);
+  void set_fusion_threshold(std::size_t bytes) { fusion_threshold_ = bytes; }  // autotune
 
   // lists[r] is rank r's RequestList of this cycle.
   ResponseList coordinate(const std::vector<RequestList>& lists, Clock::time_point now = Clock::now());

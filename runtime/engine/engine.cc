@@ -42,6 +42,7 @@ Engine::Engine(const Config& config, Communicator& comm)
       executor_(comm, queue_),
       stall_(config.stall_check_time, config.stall_shutdown_time, topology_.hosts),
       timeline_(config.timeline_path, topology_.rank, config.timeline_mark_cycles, config.timeline_max_bytes),
+      autotune_(config, topology_.rank),
       heartbeat_(heartbeat_for(config.stall_check_time)),
       cache_(config.cache_capacity) {
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
@@ -107,6 +108,7 @@ void Engine::execute(const Response& r) {
   else
     executor_.execute(r);
   timeline_.op(r, start, Clock::now());  // HOOK(timeline): op span, and its negotiation wait
+  autotune_.executed(r);                 // HOOK(autotune): bytes of this sample
 }
 
 void Engine::execute_on_gpu(const Response& r) {
@@ -243,6 +245,14 @@ bool Engine::cycle() {
     delay_ = std::clamp<Clock::duration>(waited / 8, kMinBackoff, cap);
   }
   last_cycle_end_ = end;
+  // HOOK(autotune): every rank ends a sample at the same cycle (same responses executed) and agrees there.
+  if (keep_going && autotune_.cycle_end(executed > 0, end)) {
+    const auto& p =
+        autotune_.agree([&](const std::string& s) { return data_plane([&] { return comm_.broadcast_from_root(s); }); });
+    config_.fusion_threshold = p.fusion_threshold;
+    config_.cycle_time = p.cycle_time;
+    if (controller_) controller_->set_fusion_threshold(p.fusion_threshold);
+  }
   timeline_.cycle(start, end, full);  // HOOK(timeline): cycle span / mark
   return keep_going;
 }

@@ -26,6 +26,7 @@
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/gpu_backend.h"
 #include "runtime/config.h"
+#include "runtime/engine/autotune.h"
 #include "runtime/engine/controller.h"
 #include "runtime/engine/executor.h"
 #include "runtime/engine/response_cache.h"
@@ -68,6 +69,7 @@ class Engine {
   std::unique_ptr<Controller> controller_;  // rank 0 only
   std::unique_ptr<GpuBackend> gpu_;         // background thread only; made at the first GPU response
   Timeline timeline_;
+  Autotuner autotune_;  // background thread only; writes config_.fusion_threshold and cycle_time while tuning
   std::chrono::milliseconds heartbeat_;
 
   std::mutex names_mutex_;
