@@ -22,7 +22,7 @@ struct Config {
   bool autotune = false;                        // HOROVOD_AUTOTUNE (engine/autotune.h)
   std::string autotune_log;                     // HOROVOD_AUTOTUNE_LOG: CSV, rank 0
   int autotune_warmup_samples = 3;              // HOROVOD_AUTOTUNE_WARMUP_SAMPLES
-  int autotune_steps_per_sample = 10;           // HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE
+  int autotune_steps_per_sample = 20;           // HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE
   int autotune_samples_per_point = 3;           // HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts

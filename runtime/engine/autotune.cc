@@ -10,8 +10,7 @@ namespace hvd::detail {
 
 const std::vector<std::size_t> Autotuner::kFusionCandidates = {0, 1u << 20, 8u << 20, 32u << 20, 128u << 20};
 const std::vector<std::chrono::microseconds> Autotuner::kCycleCandidates = {
-    std::chrono::microseconds(0), std::chrono::microseconds(500), std::chrono::microseconds(1000),
-    std::chrono::microseconds(5000)};
+    std::chrono::microseconds(0), std::chrono::microseconds(1000), std::chrono::microseconds(5000)};
 
 namespace {
 

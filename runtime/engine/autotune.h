@@ -3,7 +3,7 @@
 // fusion threshold of kFusionCandidates is scored with the cycle time as configured, then each cycle time of
 // kCycleCandidates with the best threshold; a setting's score is the median of HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
 // samples of bytes/s (bytes the executed ops carried over the wall time of the sample, so compute between steps
-// counts, as it does for the job). The best scored setting wins; that is at most 3 + 3 x 11 samples.
+// counts, as it does for the job). The best scored setting wins, after 3 + 3 x 8 samples.
 // A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops: a count every rank agrees on (all ranks
 // execute the same responses), so every rank reaches the end of a sample at the same cycle and calls agree()
 // there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per sample to

@@ -16,8 +16,8 @@ chosen=$(grep -o 'autotune: fusion threshold [0-9]* bytes, cycle time [0-9.]* ms
 import csv, re, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 phases = [r["phase"] for r in rows]
-# 2 warm-up samples, 5 thresholds x 3 samples, 4 cycle times x 3 samples, then the final row.
-assert phases == ["warmup"] * 2 + ["fusion"] * 15 + ["cycle"] * 12 + ["final"], phases
+# 2 warm-up samples, 5 thresholds x 3 samples, 3 cycle times x 3 samples, then the final row.
+assert phases == ["warmup"] * 2 + ["fusion"] * 15 + ["cycle"] * 9 + ["final"], phases
 points = {}
 for r in rows[2:-1]:
     key = (r["phase"], int(r["fusion_threshold"]), float(r["cycle_time_ms"]))  # a setting may be tried in both phases
