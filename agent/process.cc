@@ -147,7 +147,7 @@ Process Process::spawn(const SpawnOptions& options) {
       ::getpid(),      out_w.get(), err_w.get(), null_fd.get(), options.cwd.empty() ? nullptr : options.cwd.c_str(),
       &candidate_ptrs, argv.data(), envp.data(), &failure};
   constexpr std::size_t kStackBytes = 64 * 1024;
-  auto stack = std::make_unique<std::byte[]>(kStackBytes);
+  auto stack = std::make_unique_for_overwrite<std::byte[]>(kStackBytes);
 
   sigset_t all, previous;
   ::sigfillset(&all);
