@@ -32,6 +32,7 @@ struct ChildArgs {
   std::vector<char*>* candidates;  // execve each in turn, as execvp walks the worker's PATH
   char** argv;
   char** envp;
+  char** sh_argv;  // {"/bin/sh", <slot for the script>, argv[1]...}: execvp's fallback for a script without #!
   ChildFailure* failure;
 };
 
@@ -66,6 +67,11 @@ int run_child(void* raw) {
   for (char* path : *a->candidates) {
     ::execve(path, a->argv, a->envp);
     error = errno;
+    if (error == ENOEXEC) {
+      a->sh_argv[1] = path;  // scratch the parent set aside for this; it is suspended until we exec or exit
+      ::execve(a->sh_argv[0], a->sh_argv, a->envp);
+      error = errno;
+    }
     denied |= error == EACCES;
     if (error != ENOENT && error != ENOTDIR && error != EACCES) break;
   }
@@ -142,10 +148,13 @@ Process Process::spawn(const SpawnOptions& options) {
   auto envp = pointers(env);
   auto candidate_ptrs = pointers(candidates);
   candidate_ptrs.pop_back();  // a list to walk, not a null-terminated array
+  std::string shell = "/bin/sh";
+  std::vector<char*> sh_argv{shell.data(), nullptr};
+  sh_argv.insert(sh_argv.end(), argv.begin() + 1, argv.end());  // argv's tail ends with its nullptr
   ChildFailure failure;
   ChildArgs child{
-      ::getpid(),      out_w.get(), err_w.get(), null_fd.get(), options.cwd.empty() ? nullptr : options.cwd.c_str(),
-      &candidate_ptrs, argv.data(), envp.data(), &failure};
+      ::getpid(),      out_w.get(), err_w.get(), null_fd.get(),  options.cwd.empty() ? nullptr : options.cwd.c_str(),
+      &candidate_ptrs, argv.data(), envp.data(), sh_argv.data(), &failure};
   constexpr std::size_t kStackBytes = 64 * 1024;
   auto stack = std::make_unique_for_overwrite<std::byte[]>(kStackBytes);
 
