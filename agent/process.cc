@@ -2,35 +2,47 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
+#include <memory>
 
 extern char** environ;
 
 namespace hvd::agent {
 namespace {
 
-// What the child reports through the error pipe before it exits.
+// What the child leaves in the parent's memory (CLONE_VM) when chdir or exec fails.
 struct ChildFailure {
-  int stage;  // 0: chdir, 1: exec
-  int error;
+  int stage = -1;  // -1: none (exec succeeded), 0: chdir, 1: exec
+  int error = 0;
 };
 
-[[noreturn]] void child_fail(int fd, int stage) {
-  ChildFailure failure{stage, errno};
-  [[maybe_unused]] auto n = ::write(fd, &failure, sizeof failure);
-  ::_exit(127);
-}
+// Everything the child needs, prepared by the parent: the child may not allocate (it runs on the parent's
+// memory until exec), so candidate paths, argv and envp are built before the clone.
+struct ChildArgs {
+  pid_t parent;
+  int out_fd, err_fd, null_fd;
+  const char* cwd;
+  std::vector<char*>* candidates;  // execve each in turn, as execvp walks the worker's PATH
+  char** argv;
+  char** envp;
+  char** sh_argv;  // {"/bin/sh", <slot for the script>, argv[1]...}: execvp's fallback for a script without #!
+  ChildFailure* failure;
+};
 
-// Runs between fork and exec: async-signal-safe calls only.
-[[noreturn]] void run_child(pid_t parent, int out_fd, int err_fd, int null_fd, int report_fd, const char* cwd,
-                            char** argv, char** envp) {
-  // Asio's handlers stay installed after fork; a signal before exec must not run them (they write to the
-  // agent's self-pipe), so every disposition goes back to default before signals are unblocked.
+// Runs between clone and exec on its own stack, sharing the parent's memory (vfork semantics: the parent is
+// suspended until exec or exit): async-signal-safe calls only, and no writes to memory but `failure`.
+int run_child(void* raw) {
+  auto* a = static_cast<ChildArgs*>(raw);
+  // Asio's handlers stay installed in the child's copy of the signal table; a signal before exec must not run
+  // them (they write to the agent's self-pipe), so every disposition goes back to default before signals are
+  // unblocked.
   for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
   sigset_t none;
   ::sigemptyset(&none);
@@ -38,20 +50,53 @@ struct ChildFailure {
   ::setpgid(0, 0);
   // A second guard besides the agent's own teardown: the worker dies with the agent even on SIGKILL.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
-  ::dup2(null_fd, STDIN_FILENO);
-  ::dup2(out_fd, STDOUT_FILENO);
-  ::dup2(err_fd, STDERR_FILENO);
+  if (::getppid() != a->parent) ::_exit(127);
+  ::dup2(a->null_fd, STDIN_FILENO);
+  ::dup2(a->out_fd, STDOUT_FILENO);
+  ::dup2(a->err_fd, STDERR_FILENO);
   // Sockets and pipes the agent opened without CLOEXEC must not leak into workers.
   if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (int fd = 3; fd < 4096; ++fd) {
-      if (fd != report_fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
+    for (int fd = 3; fd < 4096; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
-  if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report_fd, 0);
-  environ = envp;  // execvp searches the worker's PATH, not the agent's
-  ::execvp(argv[0], argv);
-  child_fail(report_fd, 1);
+  if (a->cwd != nullptr && ::chdir(a->cwd) != 0) {
+    *a->failure = {0, errno};
+    ::_exit(127);
+  }
+  int error = ENOENT;
+  bool denied = false;
+  for (char* path : *a->candidates) {
+    ::execve(path, a->argv, a->envp);
+    error = errno;
+    if (error == ENOEXEC) {
+      a->sh_argv[1] = path;  // scratch the parent set aside for this; it is suspended until we exec or exit
+      ::execve(a->sh_argv[0], a->sh_argv, a->envp);
+      error = errno;
+    }
+    denied |= error == EACCES;
+    if (error != ENOENT && error != ENOTDIR && error != EACCES) break;
+  }
+  *a->failure = {1, denied && (error == ENOENT || error == ENOTDIR) ? EACCES : error};
+  ::_exit(127);
+}
+
+// execvp's search, done before the clone: the program itself when it names a path, else each directory of the
+// worker's PATH (the agent's own PATH does not matter).
+std::vector<std::string> exec_candidates(const std::string& program, const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return {program};
+  std::string path = "/bin:/usr/bin";
+  for (const auto& entry : env) {
+    if (entry.starts_with("PATH=")) path = entry.substr(5);
+  }
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  while (begin <= path.size()) {
+    std::size_t end = path.find(':', begin);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(begin, end - begin);
+    out.push_back((dir.empty() ? std::string(".") : dir) + "/" + program);
+    begin = end + 1;
+  }
+  return out;
 }
 
 std::vector<std::string> merged_environment(const std::map<std::string, std::string>& overlay) {
@@ -84,43 +129,45 @@ std::pair<UniqueFd, UniqueFd> make_pipe(const std::string& what) {
 
 }  // namespace
 
+// Spawns with clone(CLONE_VM | CLONE_VFORK) rather than fork: no page tables are copied and the parent resumes
+// exactly when exec has succeeded or failed, so no error pipe is needed (glibc's posix_spawn works this way;
+// it is not used because the child must also set PR_SET_PDEATHSIG).
 Process Process::spawn(const SpawnOptions& options) {
   const std::string where = " on " + options.host;
   if (options.command.empty()) throw SpawnError("empty worker command" + where, 127);
   const std::string& program = options.command[0];
   auto [out_r, out_w] = make_pipe("cannot spawn '" + program + "'" + where);
   auto [err_r, err_w] = make_pipe("cannot spawn '" + program + "'" + where);
-  auto [report_r, report_w] = make_pipe("cannot spawn '" + program + "'" + where);
   UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!null_fd.valid()) throw SpawnError("cannot open /dev/null" + where + ": " + std::strerror(errno), 126);
 
   std::vector<std::string> args = options.command;
   std::vector<std::string> env = merged_environment(options.env);
+  std::vector<std::string> candidates = exec_candidates(program, env);
   auto argv = pointers(args);
   auto envp = pointers(env);
-  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  auto candidate_ptrs = pointers(candidates);
+  candidate_ptrs.pop_back();  // a list to walk, not a null-terminated array
+  std::string shell = "/bin/sh";
+  std::vector<char*> sh_argv{shell.data(), nullptr};
+  sh_argv.insert(sh_argv.end(), argv.begin() + 1, argv.end());  // argv's tail ends with its nullptr
+  ChildFailure failure;
+  ChildArgs child{
+      ::getpid(),      out_w.get(), err_w.get(), null_fd.get(),  options.cwd.empty() ? nullptr : options.cwd.c_str(),
+      &candidate_ptrs, argv.data(), envp.data(), sh_argv.data(), &failure};
+  constexpr std::size_t kStackBytes = 64 * 1024;
+  auto stack = std::make_unique_for_overwrite<std::byte[]>(kStackBytes);
 
   sigset_t all, previous;
   ::sigfillset(&all);
   ::sigprocmask(SIG_SETMASK, &all, &previous);
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    run_child(parent, out_w.get(), err_w.get(), null_fd.get(), report_w.get(), cwd, argv.data(), envp.data());
-  }
-  int fork_errno = errno;
+  pid_t pid = ::clone(run_child, stack.get() + kStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+  int clone_errno = errno;
   ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-  if (pid < 0) throw SpawnError("cannot fork for '" + program + "'" + where + ": " + std::strerror(fork_errno), 126);
-  // Set the group from this side too, so that signal_group works even before the child has run.
-  ::setpgid(pid, pid);
-  report_w.reset();
+  if (pid < 0)
+    throw SpawnError("cannot start '" + program + "'" + where + ": clone: " + std::strerror(clone_errno), 126);
 
-  ChildFailure failure{};
-  ssize_t n;
-  do {
-    n = ::read(report_r.get(), &failure, sizeof failure);
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof failure)) {
+  if (failure.stage >= 0) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -132,6 +179,8 @@ Process Process::spawn(const SpawnOptions& options) {
     }
     throw SpawnError("cannot execute '" + program + "'" + where + ": " + std::strerror(failure.error), code);
   }
+  // The child set its own group before exec; setting it from here too keeps signal_group right regardless.
+  ::setpgid(pid, pid);
   return Process(pid, std::move(out_r), std::move(err_r));
 }
 

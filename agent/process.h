@@ -1,5 +1,5 @@
-// One worker process: fork + exec in its own process group, stdout and stderr on pipes, stdin from /dev/null.
-// Contract: spawn() returns only once exec has succeeded (a CLOEXEC error pipe reports chdir/exec failures as a
+// One worker process: vfork-style clone + exec in its own process group, stdout and stderr on pipes, stdin
+// from /dev/null. Contract: spawn() returns only once exec has succeeded (chdir/exec failures come back as a
 // SpawnError carrying 127 or 126); the process group id equals pid(). Move-only; the destructor SIGKILLs the
 // group and reaps the child unless someone already reaped it (mark_reaped / wait).
 #pragma once

@@ -30,7 +30,26 @@ struct RawFlags {
   std::string np, hosts, hostfile, start_timeout, kill_grace, ssh_port, launcher, max_restarts;
   std::vector<std::string> exports;
   bool version = false;
+  // Horovod's tuning flags: each becomes the worker variable of the same meaning (tuning_exports).
+  std::string timeline_filename, autotune_log_file;
+  bool timeline_mark_cycles = false, autotune = false;
 };
+
+// --timeline-filename F and friends set the HOROVOD_* variables libhvd reads, after -x (so they win).
+std::vector<std::string> tuning_exports(const CLI::App& app, const RawFlags& raw) {
+  std::vector<std::string> out;
+  if (app.count("--timeline-filename") > 0) {
+    if (raw.timeline_filename.empty()) throw UsageError("--timeline-filename is empty; give the trace file's path");
+    out.push_back("HOROVOD_TIMELINE=" + raw.timeline_filename);
+  }
+  if (raw.timeline_mark_cycles) out.push_back("HOROVOD_TIMELINE_MARK_CYCLES=1");
+  if (raw.autotune) out.push_back("HOROVOD_AUTOTUNE=1");
+  if (app.count("--autotune-log-file") > 0) {
+    if (raw.autotune_log_file.empty()) throw UsageError("--autotune-log-file is empty; give the CSV file's path");
+    out.push_back("HOROVOD_AUTOTUNE_LOG=" + raw.autotune_log_file);
+  }
+  return out;
+}
 
 std::optional<std::string> lookup_env(const char* const* environ_, std::string_view name) {
   for (auto entry = environ_; entry != nullptr && *entry != nullptr; ++entry) {
@@ -189,6 +208,7 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
     throw UsageError("--output-filename is empty; give a directory");
   }
   for (const auto& text : raw.exports) add_export(options, text, environ_);
+  for (const auto& text : tuning_exports(app, raw)) add_export(options, text, environ_);
 
   if (app.count("--ssh-port") > 0) options.ssh_port = to_int("--ssh-port", raw.ssh_port, 1, 65535, "-p 22");
   if (!options.ssh_identity_file.empty()) check_readable("--ssh-identity-file", options.ssh_identity_file);
@@ -241,6 +261,13 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
   app.add_option("-x", raw.exports, "Export NAME (its value here) or NAME=VALUE to the workers; repeatable")
       ->allow_extra_args(false)
       ->type_name("NAME[=VALUE]");
+  app.add_option("--timeline-filename", raw.timeline_filename,
+                 "Every rank writes a Chrome trace: rank 0 to FILE, rank r to FILE's stem.r.ext (HOROVOD_TIMELINE)")
+      ->type_name("FILE");
+  app.add_flag("--timeline-mark-cycles", raw.timeline_mark_cycles, "Mark each engine cycle in the timeline");
+  app.add_flag("--autotune", raw.autotune, "Tune fusion threshold and cycle time during the first steps");
+  app.add_option("--autotune-log-file", raw.autotune_log_file, "CSV of every autotune sample (rank 0)")
+      ->type_name("FILE");
   app.add_option("-p,--ssh-port", raw.ssh_port, "SSH port for every remote host")->type_name("PORT");
   app.add_option("-i,--ssh-identity-file", options.ssh_identity_file, "SSH private key")->type_name("FILE");
   app.add_option("--ssh-config", options.ssh_config, "SSH config file (default ~/.ssh/config)")->type_name("FILE");

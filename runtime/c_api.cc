@@ -134,6 +134,20 @@ int hvd_cross_size(void) {
   return guarded([] { return hvd::cross_size(); });
 }
 
+int hvd_start_timeline(const char* file, int mark_cycles) {
+  return guarded([&] {
+    if (!file) throw hvd::Error("hvd_start_timeline: file is NULL; pass the path of the trace to write");
+    hvd::start_timeline(file, mark_cycles != 0);
+    return 0;
+  });
+}
+int hvd_stop_timeline(void) {
+  return guarded([] {
+    hvd::stop_timeline();
+    return 0;
+  });
+}
+
 int hvd_allreduce_async(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd_reduce_op op, double prescale,
                         double postscale, const char* name, hvd_handle** handle) {
   return guarded([&] {

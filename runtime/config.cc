@@ -80,6 +80,20 @@ Config read_config(const EnvLookup& env) {
     c.stall_check_time = c.stall_shutdown_time;  // shutting down on a stall needs the inspector running
   }
   if (auto v = env("HOROVOD_TIMELINE")) c.timeline_path = *v;
+  if (auto v = env("HOROVOD_TIMELINE_MARK_CYCLES")) c.timeline_mark_cycles = *v != "0" && !v->empty();
+  if (auto v = env("HOROVOD_TIMELINE_MAX_BYTES")) {
+    c.timeline_max_bytes = static_cast<std::size_t>(
+        parse_int("HOROVOD_TIMELINE_MAX_BYTES", *v, 64, 1ll << 50, "a byte count of at least 64"));
+  }
+  if (auto v = env("HOROVOD_AUTOTUNE")) c.autotune = *v != "0" && !v->empty();
+  if (auto v = env("HOROVOD_AUTOTUNE_LOG")) c.autotune_log = *v;
+  auto autotune_count = [&](const char* name, int& field, int lo) {
+    if (auto v = env(name))
+      field = static_cast<int>(parse_int(name, *v, lo, 10000, "a count from " + std::to_string(lo) + " to 10000"));
+  };
+  autotune_count("HOROVOD_AUTOTUNE_WARMUP_SAMPLES", c.autotune_warmup_samples, 1);
+  autotune_count("HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", c.autotune_steps_per_sample, 1);
+  autotune_count("HOROVOD_AUTOTUNE_SAMPLES_PER_POINT", c.autotune_samples_per_point, 1);
   if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;

@@ -17,6 +17,13 @@ struct Config {
   std::chrono::seconds stall_check_time{60};    // HOROVOD_STALL_CHECK_TIME_SECONDS; 0: off
   std::chrono::seconds stall_shutdown_time{0};  // HOROVOD_STALL_SHUTDOWN_TIME_SECONDS; 0: never
   std::string timeline_path;                    // HOROVOD_TIMELINE; empty: off
+  bool timeline_mark_cycles = false;            // HOROVOD_TIMELINE_MARK_CYCLES
+  std::size_t timeline_max_bytes = 1ull << 30;  // HOROVOD_TIMELINE_MAX_BYTES, per rank's file
+  bool autotune = false;                        // HOROVOD_AUTOTUNE (engine/autotune.h)
+  std::string autotune_log;                     // HOROVOD_AUTOTUNE_LOG: CSV, rank 0
+  int autotune_warmup_samples = 3;              // HOROVOD_AUTOTUNE_WARMUP_SAMPLES
+  int autotune_steps_per_sample = 20;           // HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE
+  int autotune_samples_per_point = 3;           // HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
 };

@@ -23,9 +23,14 @@ echo "np=1: $one"
 echo "np=2: $two"
 t1="$(field samples_per_sec "$one")"
 t2="$(field samples_per_sec "$two")"
-awk -v t1="$t1" -v t2="$t2" -v w1="$(field wait_share "$one")" -v w2="$(field wait_share "$two")" -v cores="$(nproc)" 'BEGIN {
+awk -v t1="$t1" -v t2="$t2" -v w1="$(field wait_share "$one")" -v w2="$(field wait_share "$two")" -v cores="$(nproc)" \
+  -v s1="$(field step_ms "$one")" -v s2="$(field step_ms "$two")" -v m2="$(field wait_ms "$two")" 'BEGIN {
   printf "samples/s: np=1 %.1f, np=2 %.1f\n", t1, t2
   printf "scaling efficiency thr(2)/(2*thr(1)): %.3f\n", t2 / (2 * t1)
   printf "share of step waiting for allreduce: np=1 %.1f%%, np=2 %.1f%%\n", 100 * w1, 100 * w2
+  # What is left: the np=2 step minus its allreduce wait is compute only; had it stayed at np=1 step time,
+  # scaling would be s1 / (s2 - m2) without any communication at all.
+  printf "np=2 step without the wait: %.2f ms against np=1 step %.2f ms: compute alone bounds scaling at %.3f\n", \
+    s2 - m2, s1, s1 / (s2 - m2)
   if (cores < 2) printf "note: %d core(s): two ranks share them, so efficiency is bounded by the hardware\n", cores
 }'

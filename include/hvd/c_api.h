@@ -48,6 +48,10 @@ HVD_API int hvd_local_size(void);
 HVD_API int hvd_cross_rank(void);
 HVD_API int hvd_cross_size(void);
 
+/* Timeline at run time (hvd/timeline.h): mark_cycles non-zero adds an instant event per engine cycle. */
+HVD_API int hvd_start_timeline(const char* file, int mark_cycles);
+HVD_API int hvd_stop_timeline(void);
+
 /* `name` may be NULL (named from call order). `out` may equal `in`. */
 HVD_API int hvd_allreduce(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd_reduce_op op, double prescale,
                           double postscale, const char* name);

@@ -56,7 +56,8 @@ Engine::Engine(const Config& config, Communicator& comm)
       topology_(comm.topology()),
       executor_(comm, queue_),
       stall_(config.stall_check_time, config.stall_shutdown_time, topology_.hosts),
-      timeline_(config.timeline_path, topology_.rank),
+      timeline_(config.timeline_path, topology_.rank, config.timeline_mark_cycles, config.timeline_max_bytes),
+      autotune_(config, topology_.rank),
       heartbeat_(heartbeat_for(config.stall_check_time)),
       fusion_threshold_(config.fusion_threshold),
       cycle_time_us_(config.cycle_time.count()),
@@ -176,10 +177,24 @@ bool Engine::cycle() {
   const int executed = execute_all(negotiated.responses);
   // After executing: the cache's slots of this cycle's responses must not change before they ran.
   remember(negotiated.responses);
-  pace(vote_.any_new() || executed > 0, Clock::now());
-  if (negotiated.shutdown.empty()) return true;
+  const auto end = Clock::now();
+  pace(vote_.any_new() || executed > 0, end);
+  const bool keep_going = negotiated.shutdown.empty();
+  if (keep_going) tune(executed > 0, end);
+  timeline_.cycle(start, end, vote_.full());
+  if (keep_going) return true;
   stop_reason_ = negotiated.shutdown;
   return false;
+}
+
+// Autotune (autotune.h): every rank ends a sample at the same cycle, since all ran the same responses, and adopts
+// rank 0's choice there; the fusion threshold must change on every rank at once because each plans its fusion.
+void Engine::tune(bool executed, Clock::time_point end) {
+  if (!autotune_.cycle_end(executed, end)) return;
+  const auto& p =
+      autotune_.agree([&](const std::string& s) { return data_plane([&] { return comm_.broadcast_from_root(s); }); });
+  set_fusion_threshold(p.fusion_threshold);
+  set_cycle_time(std::chrono::duration_cast<std::chrono::microseconds>(p.cycle_time));
 }
 
 // Sorts the new requests: a cache hit waits in pending_hits_ for the vote; the rest go to the next negotiation.
@@ -188,6 +203,7 @@ bool Engine::take_new_requests(Clock::time_point now) {
   queue_.take_new(taken_);
   for (const Request* q : taken_) {
     had_new = true;
+    if (timeline_.enabled()) timeline_.requested(q->name, now);
     if (q->type == OpType::kJoin) joined_ = true;
     if (cache_.capacity() > 0 && ResponseCache::cacheable(*q)) {
       auto found = cache_.lookup(*q);
@@ -259,7 +275,6 @@ void Engine::renegotiate(std::size_t slot) {
 
 // Full negotiation (controller.h): every rank's uncached requests to the coordinator, its answer to every rank.
 ResponseList Engine::negotiate(bool want_shutdown) {
-  const auto start = Clock::now();
   RequestList mine{std::exchange(uncached_, {}), want_shutdown};
   requeued_ = false;  // whatever went back to uncached_ is in this gather
   if (want_shutdown) shutdown_sent_ = true;
@@ -272,7 +287,6 @@ ResponseList Engine::negotiate(bool want_shutdown) {
     reply = encode(controller_->coordinate(lists, Clock::now()));
   }
   reply = data_plane([&] { return comm_.broadcast_from_root(reply); });
-  if (timeline_.enabled()) timeline_.event("negotiate", "cycle", start, Clock::now());
   return decode_responses(reply);
 }
 
@@ -319,8 +333,8 @@ void Engine::execute(const Response& r) {
     execute_on_gpu(r);
   else
     executor_.execute(r);
-  if (timeline_.enabled())
-    timeline_.event(name_of(r.type), r.error.empty() ? "op" : "error", start, Clock::now(), r.names);
+  timeline_.op(r, start, Clock::now());
+  autotune_.executed(r);
 }
 
 void Engine::execute_on_gpu(const Response& r) {

@@ -38,6 +38,7 @@
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/gpu_backend.h"
 #include "runtime/config.h"
+#include "runtime/engine/autotune.h"
 #include "runtime/engine/controller.h"
 #include "runtime/engine/cycle_vote.h"
 #include "runtime/engine/executor.h"
@@ -67,6 +68,7 @@ class Engine final : public WaitDriver {
   // Deterministic name for an unnamed op: "allreduce.noname.3".
   std::string next_name(OpType type);
   const Topology& topology() const { return topology_; }
+  Timeline& timeline() { return timeline_; }  // hvd::start_timeline / stop_timeline at run time
   // Autotune's seams (see above). The cycle time only paces this rank (burst gathering, back-off): any thread.
   void set_fusion_threshold(std::size_t bytes) { fusion_threshold_.store(bytes, std::memory_order_relaxed); }
   void set_cycle_time(std::chrono::microseconds t) { cycle_time_us_.store(t.count(), std::memory_order_relaxed); }
@@ -103,6 +105,7 @@ class Engine final : public WaitDriver {
   void execute(const Response& r);
   void execute_on_gpu(const Response& r);
   void pace(bool progress, Clock::time_point end);
+  void tune(bool executed, Clock::time_point end);
   Clock::time_point next_cycle_at(Clock::time_point now) const;
   void finish(std::exception_ptr failure);
 
@@ -115,6 +118,7 @@ class Engine final : public WaitDriver {
   std::unique_ptr<Controller> controller_;  // rank 0 only
   std::unique_ptr<GpuBackend> gpu_;         // background thread only; made at the first GPU response
   Timeline timeline_;
+  Autotuner autotune_;  // the thread in run_cycle() only; sets fusion_threshold_ and cycle_time_us_ while tuning
   std::chrono::milliseconds heartbeat_;
   std::atomic<std::size_t> fusion_threshold_;
   std::atomic<std::int64_t> cycle_time_us_;      // HOROVOD_CYCLE_TIME until set_cycle_time()

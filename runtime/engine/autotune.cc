@@ -1,0 +1,138 @@
+#include "runtime/engine/autotune.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <sstream>
+#include <utility>
+
+namespace hvd::detail {
+
+const std::vector<std::size_t> Autotuner::kFusionCandidates = {0, 1u << 20, 8u << 20, 32u << 20, 128u << 20};
+const std::vector<std::chrono::microseconds> Autotuner::kCycleCandidates = {
+    std::chrono::microseconds(0), std::chrono::microseconds(1000), std::chrono::microseconds(5000)};
+
+namespace {
+
+const char* phase_name(int phase) {
+  static const char* kNames[] = {"warmup", "fusion", "cycle", "final"};
+  return kNames[phase];
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Autotuner::Autotuner(const Config& config, int rank)
+    : rank_(rank),
+      warmup_samples_(config.autotune_warmup_samples),
+      samples_per_point_(config.autotune_samples_per_point),
+      steps_per_sample_(config.autotune_steps_per_sample),
+      phase_(config.autotune ? Phase::kWarmup : Phase::kDone),
+      current_{config.fusion_threshold, config.cycle_time},
+      best_(current_),
+      warmup_left_(config.autotune_warmup_samples) {
+  if (!config.autotune || rank_ != 0 || config.autotune_log.empty()) return;
+  log_.open(config.autotune_log, std::ios::trunc);
+  if (!log_) {
+    spdlog::warn("HOROVOD_AUTOTUNE_LOG={}: cannot open the file for writing; no autotune log", config.autotune_log);
+    return;
+  }
+  log_ << "sample,phase,fusion_threshold,cycle_time_ms,bytes,seconds,bytes_per_s,best_fusion_threshold,"
+          "best_cycle_time_ms\n"
+       << std::flush;
+}
+
+void Autotuner::executed(const Response& r) {
+  if (!tuning() || !r.error.empty()) return;
+  const std::size_t elem = size_of(r.dtype);
+  for (const auto& shape : r.shapes) bytes_ += static_cast<std::size_t>(num_elements(shape)) * elem;
+}
+
+bool Autotuner::cycle_end(bool executed_any, Clock::time_point) {
+  if (!tuning() || !executed_any) return false;
+  return ++steps_ >= steps_per_sample_;
+}
+
+const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
+  const auto now = Clock::now();
+  const double seconds = std::chrono::duration<double>(now - sample_start_).count();
+  const double rate = seconds > 0 ? static_cast<double>(bytes_) / seconds : 0;
+  std::string decision;
+  if (rank_ == 0) {
+    const TunedParams measured = current_;
+    const Phase measured_phase = phase_;
+    score_and_advance(rate);
+    log_row(sample_index_, measured_phase, measured, bytes_, seconds, rate);
+    if (phase_ == Phase::kDone) log_row(sample_index_ + 1, Phase::kDone, current_, 0, 0, best_score_);
+    std::ostringstream out;
+    out << current_.fusion_threshold << ' ' << current_.cycle_time.count() << ' ' << static_cast<int>(phase_);
+    decision = out.str();
+  }
+  decision = broadcast(decision);
+  if (rank_ != 0) {
+    std::istringstream in(decision);
+    long long fusion = 0, cycle_us = 0;
+    int phase = 0;
+    in >> fusion >> cycle_us >> phase;
+    current_ = {static_cast<std::size_t>(fusion), std::chrono::microseconds(cycle_us)};
+    phase_ = static_cast<Phase>(phase);
+  }
+  if (phase_ == Phase::kDone) {
+    spdlog::info("autotune: fusion threshold {} bytes, cycle time {} ms", current_.fusion_threshold,
+                 static_cast<double>(current_.cycle_time.count()) / 1000.0);
+  }
+  ++sample_index_;
+  steps_ = 0;
+  bytes_ = 0;
+  sample_start_ = Clock::now();  // the broadcast is not part of the next sample
+  return current_;
+}
+
+void Autotuner::score_and_advance(double rate) {
+  if (phase_ == Phase::kWarmup) {
+    if (--warmup_left_ > 0) return;
+    phase_ = Phase::kFusion;
+    candidate_ = 0;
+    current_.fusion_threshold = kFusionCandidates[0];
+    return;
+  }
+  scores_.push_back(rate);
+  if (static_cast<int>(scores_.size()) < samples_per_point_) return;
+  const double score = median(std::exchange(scores_, {}));
+  if (score > best_score_) {
+    best_score_ = score;
+    best_ = current_;
+  }
+  const auto& list_size = phase_ == Phase::kFusion ? kFusionCandidates.size() : kCycleCandidates.size();
+  if (++candidate_ < list_size) {
+    if (phase_ == Phase::kFusion)
+      current_.fusion_threshold = kFusionCandidates[candidate_];
+    else
+      current_.cycle_time = kCycleCandidates[candidate_];
+    return;
+  }
+  if (phase_ == Phase::kFusion) {
+    // The cycle times are tried with the best threshold found.
+    phase_ = Phase::kCycle;
+    candidate_ = 0;
+    current_ = {best_.fusion_threshold, kCycleCandidates[0]};
+    return;
+  }
+  phase_ = Phase::kDone;
+  current_ = best_;
+}
+
+void Autotuner::log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate) {
+  if (!log_.is_open()) return;
+  log_ << sample << ',' << phase_name(static_cast<int>(phase)) << ',' << p.fusion_threshold << ','
+       << static_cast<double>(p.cycle_time.count()) / 1000.0 << ',' << bytes << ',' << seconds << ',' << rate << ','
+       << best_.fusion_threshold << ',' << static_cast<double>(best_.cycle_time.count()) / 1000.0 << '\n'
+       << std::flush;
+}
+
+}  // namespace hvd::detail

@@ -1,0 +1,73 @@
+// HOROVOD_AUTOTUNE: tunes the fusion threshold and the cycle time online during the first steps, then fixes them.
+// Method (a coordinate search, deterministic and bounded): after HOROVOD_AUTOTUNE_WARMUP_SAMPLES samples, each
+// fusion threshold of kFusionCandidates is scored with the cycle time as configured, then each cycle time of
+// kCycleCandidates with the best threshold; a setting's score is the median of HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
+// samples of bytes/s (bytes the executed ops carried over the wall time of the sample, so compute between steps
+// counts, as it does for the job). The best scored setting wins, after 3 + 3 x 8 samples.
+// A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops: a count every rank agrees on (all ranks
+// execute the same responses), so every rank reaches the end of a sample at the same cycle and calls agree()
+// there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per sample to
+// HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/config.h"
+#include "runtime/engine/message.h"
+
+namespace hvd::detail {
+
+struct TunedParams {
+  std::size_t fusion_threshold = 0;
+  std::chrono::microseconds cycle_time{0};
+  bool operator==(const TunedParams&) const = default;
+};
+
+class Autotuner {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Broadcasts rank 0's string to every rank (the engine passes its communicator's broadcast_from_root).
+  using Broadcast = std::function<std::string(const std::string& from_root)>;
+
+  Autotuner(const Config& config, int rank);
+  bool tuning() const { return phase_ != Phase::kDone; }
+  const TunedParams& params() const { return current_; }
+
+  // Engine hooks: every executed response, then the end of every cycle. cycle_end returns true when a sample
+  // is complete: the caller then calls agree() at once (every rank reaches it at the same cycle).
+  void executed(const Response& r);
+  bool cycle_end(bool executed_any, Clock::time_point now);
+  // Collective: scores the sample (rank 0), moves the search on, and returns the parameters every rank uses next.
+  const TunedParams& agree(const Broadcast& broadcast);
+
+  static const std::vector<std::size_t> kFusionCandidates;
+  static const std::vector<std::chrono::microseconds> kCycleCandidates;
+
+ private:
+  enum class Phase { kWarmup, kFusion, kCycle, kDone };
+  void score_and_advance(double bytes_per_s);  // rank 0
+  // One CSV row: the setting measured in that sample (the last row, phase "final", is the chosen one).
+  void log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate);
+
+  const int rank_;
+  const int warmup_samples_, samples_per_point_, steps_per_sample_;
+  Phase phase_;
+  TunedParams current_;
+  TunedParams best_;
+  double best_score_ = -1;
+  std::size_t candidate_ = 0;   // index into the phase's candidate list
+  std::vector<double> scores_;  // samples of the current point
+  int warmup_left_;
+  int steps_ = 0;
+  std::size_t bytes_ = 0;
+  Clock::time_point sample_start_ = Clock::now();
+  int sample_index_ = 0;
+  std::ofstream log_;
+};
+
+}  // namespace hvd::detail

@@ -1,0 +1,43 @@
+# Autotune (README "Autotune"): `hvdrun --autotune --autotune-log-file F` makes rank 0 sample bytes/s over each
+# candidate fusion threshold and cycle time, write one CSV row per sample, choose the setting with the best median,
+# and every rank adopts the same choice; HOROVOD_AUTOTUNE=1 alone works too; a bad sample count stops init().
+source "$(dirname "$0")/lib.bash"
+TL="$HVD_BIN/hvd_timeline"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+cd "$TEST_TMP"
+fast=(-x HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=4 -x HOROVOD_AUTOTUNE_WARMUP_SAMPLES=2 -x HOROVOD_LOG_LEVEL=info)
+
+run_hvdrun 120 -np 2 --autotune --autotune-log-file at.csv "${fast[@]}" "$TL" 400
+expect_rc 0 "autotune run"
+chosen=$(grep -o 'autotune: fusion threshold [0-9]* bytes, cycle time [0-9.]* ms' <<<"$ERR" | sort | uniq -c)
+[ "$(wc -l <<<"$chosen")" -eq 1 ] && grep -q '^ *2 ' <<<"$chosen" || fail "ranks did not report one common choice: $chosen"
+"$PY" - at.csv "$chosen" <<'PYEOF' || fail "autotune log: see above"
+import csv, re, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+phases = [r["phase"] for r in rows]
+# 2 warm-up samples, 5 thresholds x 3 samples, 3 cycle times x 3 samples, then the final row.
+assert phases == ["warmup"] * 2 + ["fusion"] * 15 + ["cycle"] * 9 + ["final"], phases
+points = {}
+for r in rows[2:-1]:
+    key = (r["phase"], int(r["fusion_threshold"]), float(r["cycle_time_ms"]))  # a setting may be tried in both phases
+    points.setdefault(key, []).append(float(r["bytes_per_s"]))
+assert all(float(r["bytes"]) > 0 and float(r["seconds"]) > 0 for r in rows[:-1]), "a sample without bytes or time"
+best = max(points, key=lambda p: statistics.median(points[p]))[1:]
+final = (int(rows[-1]["fusion_threshold"]), float(rows[-1]["cycle_time_ms"]))
+assert final == best, f"chose {final}, but the best median is {best}: {points}"
+m = re.search(r"fusion threshold (\d+) bytes, cycle time ([0-9.]+) ms", sys.argv[2])
+assert (int(m.group(1)), float(m.group(2))) == final, f"ranks use {m.groups()}, the log chose {final}"
+print(f"chose fusion {final[0]} B, cycle {final[1]} ms among {len(points)} settings")
+PYEOF
+pass "autotune: $(wc -l <at.csv) CSV lines, both ranks adopt the best-median setting"
+
+run_hvdrun 120 -np 2 -x HOROVOD_AUTOTUNE=1 "${fast[@]}" "$TL" 300
+expect_rc 0 "HOROVOD_AUTOTUNE=1"
+[ "$(grep -c 'autotune: fusion threshold' <<<"$ERR")" -eq 2 ] || fail "HOROVOD_AUTOTUNE=1 did not tune: $ERR"
+pass "HOROVOD_AUTOTUNE=1 without the flag tunes too"
+
+run_hvdrun 30 -np 1 --autotune -x HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=0 "$TL" 3
+[ "$RC" -ne 0 ] || fail "HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=0 was accepted"
+expect_err "HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE" "bad sample count"
+pass "HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=0 stops init() naming the variable"
