@@ -4,6 +4,7 @@ source "$(dirname "$0")/lib.bash"
 
 # start_job NP: starts hvdrun with hanging workers in the background; sets JOB_PID and WORKER_PIDS.
 start_job() {
+  : >"$TEST_TMP/out"  # exists before the loop below reads it, whenever the job starts writing
   "$HVDRUN" -np "$1" --kill-grace 2 "$WORKER" hang >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   JOB_PID=$!
   local deadline=$((SECONDS + 30))
@@ -39,6 +40,7 @@ pass "SIGKILL of hvdrun: every worker and agent gone"
 # A second Ctrl-C kills at once: workers that ignore SIGTERM and SIGINT are SIGKILLed without waiting out
 # --kill-grace, and nothing of the job (the shells' children included) is left 2 s after hvdrun exits.
 tag="93.$$"
+: >"$TEST_TMP/out"
 "$HVDRUN" -np 2 --kill-grace 8 sh -c "trap '' TERM INT; echo started; sleep $tag" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 JOB_PID=$!
 deadline=$((SECONDS + 30))

@@ -42,6 +42,7 @@ h0_hvdrun() {
 
 # h0_hvdrun_bg ARGS...: hvdrun inside h0 in the background (its pid in JOB_PID), output in $TEST_TMP/out, err.
 h0_hvdrun_bg() {
+  : >"$TEST_TMP/out"  # wait_lines may read it before the job's redirection creates it
   "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   JOB_PID=$!
   BG_PIDS+=("$JOB_PID")

@@ -12,9 +12,10 @@ export PYTHONPATH="$PYDIR${PYTHONPATH:+:$PYTHONPATH}"
 # Ranks outnumber the cores: one intra-op thread each.
 export OMP_NUM_THREADS=1
 
-# expect_lines PATTERN N WHAT: stdout has exactly N lines matching PATTERN.
+# expect_lines PATTERN N WHAT: stdout has exactly N matches of PATTERN. Matches, not lines: mpirun's tagged output
+# may glue one rank's line to another's when a line reaches it in two reads.
 expect_lines() {
   local got
-  got=$(grep -c -- "$1" <<<"$OUT" || true)
+  got=$(grep -oE -- "$1" <<<"$OUT" | wc -l)
   [ "$got" -eq "$2" ] || { echo "$OUT" | tail -20; echo "$ERR" | tail -20; fail "$3: $got lines match '$1', expected $2"; }
 }
