@@ -1,8 +1,9 @@
 /* Error kinds through the C API: `mismatch` (np >= 2): the last rank allreduces float64 where the others send
  * float32, so every rank must get HVD_ERROR_MISMATCH naming the tensor, then a bad dtype gives HVD_ERROR_USAGE and
  * a good allreduce still works. `peer-lost` (np >= 2): the last rank exits (code 0) after a warm-up and the others
- * must get HVD_ERROR_PEER_LOST from a later allreduce. Each rank prints "rank R: kind K ..." per failure seen and
- * exits 0 when the kinds are the expected ones, 1 otherwise. */
+ * must get HVD_ERROR_PEER_LOST from a later allreduce. `stall` (with HOROVOD_STALL_SHUTDOWN_TIME_SECONDS set): rank 0
+ * and the others allreduce different names, so the stall inspector fails both with HVD_ERROR_STALL. Each rank prints
+ * "rank R: kind K ..." per failure seen and exits 0 when the kinds are the expected ones, 1 otherwise. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,9 +61,16 @@ static int peer_lost(int rank, int size) {
   return 0;
 }
 
+static int stall(int rank) {
+  float f[4] = {0};
+  const int rc = hvd_allreduce(f, f, 4, HVD_FLOAT32, HVD_SUM, 1, 1, rank == 0 ? "kinds.rank0" : "kinds.others");
+  return rc == -1 && report(rank, HVD_ERROR_STALL);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2 || (strcmp(argv[1], "mismatch") != 0 && strcmp(argv[1], "peer-lost") != 0)) {
-    fprintf(stderr, "usage: hvd_error_kinds mismatch|peer-lost\n");
+  const char* mode = argc == 2 ? argv[1] : "";
+  if (strcmp(mode, "mismatch") != 0 && strcmp(mode, "peer-lost") != 0 && strcmp(mode, "stall") != 0) {
+    fprintf(stderr, "usage: hvd_error_kinds mismatch|peer-lost|stall\n");
     return 2;
   }
   if (hvd_last_error_kind() != HVD_ERROR_NONE) return 1;
@@ -71,7 +79,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int rank = hvd_rank(), size = hvd_size();
-  const int ok = strcmp(argv[1], "mismatch") == 0 ? mismatch(rank, size) : peer_lost(rank, size);
+  const int ok = strcmp(mode, "mismatch") == 0 ? mismatch(rank, size)
+                 : strcmp(mode, "stall") == 0  ? stall(rank)
+                                               : peer_lost(rank, size);
   hvd_shutdown();
   return ok ? 0 : 1;
 }
