@@ -127,6 +127,10 @@ StartConfig read_start_config(const EnvLookup& env) {
   s.store_addr = env_var::text(env, protocol::kEnvStoreAddr);
   s.secret_hex = env_var::text(env, protocol::kEnvSecret);
   s.data_addr = env_var::text(env, protocol::kEnvDataAddr).value_or("");
+  // HVD_CPU_BIND=none leaves placement to the operating system (or to a binding the user set up).
+  const auto bind = env_var::text(env, "HVD_CPU_BIND").value_or("auto");
+  if (bind != "auto" && bind != "none") throw UsageError("HVD_CPU_BIND=" + bind + ": use auto (the default) or none");
+  s.bind_cpus = bind == "auto";
   return s;
 }
 

@@ -48,6 +48,7 @@ struct StartConfig {
   std::optional<std::string> store_addr;    // HVD_STORE_ADDR: hvdrun's rendezvous store, set when hvdrun started it
   std::optional<std::string> secret_hex;    // HVD_SECRET: the job secret, hex
   std::string data_addr;                    // HVD_DATA_ADDR: address to bind the data plane to; "" for any
+  bool bind_cpus = true;                    // HVD_CPU_BIND: auto (true, the default) or none (the OS places threads)
 };
 StartConfig read_start_config(const EnvLookup& env);
 
