@@ -14,6 +14,7 @@
 
 #include "common/blocking_channel.h"
 #include "common/crypto.h"
+#include "common/env.h"
 #include "common/error.h"
 #include "common/protocol.h"
 #include "common/unique_fd.h"
@@ -26,9 +27,7 @@ using namespace std::chrono_literals;
 constexpr auto kPeerTimeout = 10s;
 
 std::string env_or_throw(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) throw Error(std::string(name) + " is not set: --check-peers runs only under hvdrun --check-hosts");
-  return v;
+  return env_var::required(name, "--check-peers runs only under hvdrun --check-hosts");
 }
 
 // A listener on `address` (port chosen by the kernel); returns the fd and fills the "addr:port" it bound.
@@ -49,10 +48,13 @@ UniqueFd listen_on(const std::string& address, std::string& bound) {
 }  // namespace
 
 int run_peer_check() {
-  const int rank = std::atoi(env_or_throw("HOROVOD_RANK").c_str());
-  const int size = std::atoi(env_or_throw("HOROVOD_SIZE").c_str());
+  const int size =
+      static_cast<int>(env_var::parse_integer("HOROVOD_SIZE", env_or_throw("HOROVOD_SIZE"), env_var::at_least(1)));
+  const int rank = static_cast<int>(
+      env_var::parse_integer("HOROVOD_RANK", env_or_throw("HOROVOD_RANK"), env_var::between(0, size - 1)));
   const std::string host = env_or_throw("HOROVOD_HOSTNAME");
-  const char* data_addr = std::getenv(protocol::kEnvDataAddr);
+  const auto data_addr_env = env_var::text(protocol::kEnvDataAddr);
+  const char* data_addr = env_var::c_str(data_addr_env);
   auto store = detail::TcpStore::connect(env_or_throw(protocol::kEnvStoreAddr),
                                          from_hex(env_or_throw(protocol::kEnvSecret)), rank);
 

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/env.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
 
@@ -68,8 +69,8 @@ std::string safe_name(const std::string& host) {
 
 std::unique_ptr<WorkerCgroup> WorkerCgroup::create(const std::string& host, std::string& why_not) {
   std::string own = own_cgroup_dir(why_not);
-  const char* root_env = std::getenv(kRootEnv);
-  std::string root = root_env && *root_env ? root_env : own;
+  std::string root = hvd::env_var::text(kRootEnv).value_or("");
+  if (root.empty()) root = own;
   if (root.empty()) return nullptr;
   if (own.empty()) own = root;  // nowhere else to step back into
   struct statfs fs {};

@@ -8,10 +8,11 @@
 
 namespace hvd {
 
-// Bad input from the user (flags, host lists, hostfiles): exit code 2, one line naming the value and the fix.
+// Bad input from the user (flags, host lists, hostfiles, environment variables): exit code 2, one line naming the
+// value and the fix. Its kind is ErrorKind::kUsage.
 class UsageError : public Error {
  public:
-  using Error::Error;
+  explicit UsageError(const std::string& what) : Error(ErrorKind::kUsage, what) {}
   static constexpr int kExitCode = 2;
 };
 

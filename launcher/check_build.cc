@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/env.h"
 #include "launcher/build_info.h"
 
 namespace hvd::launcher {
@@ -48,7 +49,8 @@ std::string build_report(const std::optional<MpirunInfo>& mpirun) {
 
 int check_build() {
   std::optional<MpirunInfo> mpirun;
-  if (const auto path = find_mpirun(std::getenv("HVD_MPIRUN"), std::getenv("PATH"))) mpirun = probe_mpirun(*path);
+  if (const auto path = find_mpirun(env_var::c_str(env_var::text("HVD_MPIRUN")), env_var::c_str(env_var::text("PATH"))))
+    mpirun = probe_mpirun(*path);
   std::cout << build_report(mpirun) << std::flush;
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <variant>
 
+#include "common/env.h"
 #include "common/error.h"
 #include "common/logging.h"
 #include "launcher/check_build.h"
@@ -46,8 +47,7 @@ int run(int argc, char** argv) {
   Plan plan = make_plan(options.hosts, options.np);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
   if (!options.command.empty()) {
-    const char* path = std::getenv("PATH");
-    options.command[0] = resolve_command(options.command[0], path ? path : "");
+    options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
   }
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
     Session session(attempt, plan, local_agent_path());

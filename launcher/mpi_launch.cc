@@ -11,6 +11,7 @@
 #include <string_view>
 #include <thread>
 
+#include "common/env.h"
 #include "launcher/exit_codes.h"
 #include "launcher/local_host.h"
 #include "launcher/mpi_command.h"
@@ -44,8 +45,9 @@ int unusable(const std::string& message) {
 }  // namespace
 
 int run_with_mpi(const LaunchOptions& options) {
-  const char* path_env = std::getenv("PATH");
-  const auto mpirun = find_mpirun(std::getenv("HVD_MPIRUN"), path_env);
+  const auto path = env_var::text("PATH");
+  const char* path_env = env_var::c_str(path);
+  const auto mpirun = find_mpirun(env_var::c_str(env_var::text("HVD_MPIRUN")), path_env);
   if (!mpirun) {
     return unusable(std::string{"--mpi: no mpirun in PATH ("} + (path_env ? path_env : "") +
                     "); install Open MPI (apt-get install openmpi-bin), set HVD_MPIRUN to its mpirun, or drop --mpi");

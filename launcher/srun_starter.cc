@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/env.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
 #include "launcher/agent_starter.h"
@@ -190,8 +191,8 @@ std::vector<std::unique_ptr<AgentProcess>> start_srun_agents(asio::io_context& i
     s.coordinator_host = coordinator;
     if (!options.agent_path.empty()) s.agent_path = options.agent_path;
   }
-  const char* srun_env = std::getenv("HVD_SRUN");
-  const std::string srun = srun_env && *srun_env ? srun_env : "srun";
+  std::string srun = hvd::env_var::text("HVD_SRUN").value_or("");
+  if (srun.empty()) srun = "srun";
   auto argv = srun_command(srun, starts, options.slurm_job_id);
   spdlog::info("starting the agents: {}", shell_quote(argv));
   auto shared = std::make_shared<SharedStep>();

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/env.h"
+
 namespace hvd::launcher {
 namespace detail {
 
@@ -268,7 +270,7 @@ void SshConnection::authenticate() {
   }
   if (ssh_userauth_publickey_auto(s, nullptr, nullptr) == SSH_AUTH_SUCCESS) return;
   if (!tried.empty()) tried += ", ";
-  tried += std::getenv("SSH_AUTH_SOCK") != nullptr ? "ssh-agent keys" : "no ssh-agent (SSH_AUTH_SOCK unset)";
+  tried += env_var::text("SSH_AUTH_SOCK") ? "ssh-agent keys" : "no ssh-agent (SSH_AUTH_SOCK unset)";
   tried += ", the SSH config's IdentityFile and the default keys in ~/.ssh";
   std::string user = get_string_option(s, SSH_OPTIONS_USER);
   int methods = ssh_userauth_list(s, nullptr);

@@ -139,8 +139,8 @@ Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std:
                                const AllreduceOptions& options) {
   const CallSite group_at{"grouped allreduce", options.name};
   if (inputs.size() != outputs.size()) {
-    throw Error(group_at.describe() + ": " + std::to_string(inputs.size()) + " inputs but " +
-                std::to_string(outputs.size()) + " outputs; pass one output per input");
+    throw Error(ErrorKind::kUsage, group_at.describe() + ": " + std::to_string(inputs.size()) + " inputs but " +
+                                       std::to_string(outputs.size()) + " outputs; pass one output per input");
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::string member = options.name.empty() ? "" : options.name + "." + std::to_string(i);

@@ -11,7 +11,9 @@
 namespace hvd::detail {
 namespace {
 
-[[noreturn]] void fail(const CallSite& at, const std::string& what) { throw Error(at.describe() + ": " + what); }
+[[noreturn]] void fail(const CallSite& at, const std::string& what) {
+  throw Error(ErrorKind::kUsage, at.describe() + ": " + what, {.tensor = at.name});
+}
 
 std::string ranks_phrase(int size) {
   return size == 1 ? "the job has 1 rank, 0"

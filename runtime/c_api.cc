@@ -18,21 +18,36 @@ static_assert(static_cast<int>(hvd::DataType::kBool) == HVD_BOOL &&
 static_assert(static_cast<int>(hvd::ReduceOp::kAdasum) == HVD_ADASUM &&
               static_cast<int>(hvd::ReduceOp::kMin) == HVD_MIN);
 
+static_assert(static_cast<int>(hvd::ErrorKind::kInternal) == HVD_ERROR_INTERNAL &&
+              static_cast<int>(hvd::ErrorKind::kBackend) == HVD_ERROR_BACKEND);
+
 thread_local std::string t_last_error;
+thread_local hvd_error_kind t_last_kind = HVD_ERROR_NONE;
+thread_local hvd::ErrorContext t_last_context;
 
 template <typename F>
 int guarded(F&& f) {
   try {
     return f();
+  } catch (const hvd::Error& e) {
+    t_last_error = e.what();
+    t_last_kind = static_cast<hvd_error_kind>(e.kind());
+    t_last_context = e.context();
   } catch (const std::exception& e) {
     t_last_error = e.what();
+    t_last_kind = HVD_ERROR_INTERNAL;
+    t_last_context = {};
   } catch (...) {
     t_last_error = "unknown error";
+    t_last_kind = HVD_ERROR_INTERNAL;
+    t_last_context = {};
   }
   return -1;
 }
 
-[[noreturn]] void fail(const char* call, const std::string& what) { throw hvd::Error(std::string(call) + ": " + what); }
+[[noreturn]] void fail(const char* call, const std::string& what) {
+  throw hvd::Error(hvd::ErrorKind::kUsage, std::string(call) + ": " + what);
+}
 
 // Before the cast: hvd::DataType is one byte, so 300 would otherwise pass as 44.
 hvd::DataType to_dtype(hvd_dtype dtype, const char* call) {
@@ -101,6 +116,17 @@ int finished(hvd_handle** result, const char* call, Start start) {
 extern "C" {
 
 const char* hvd_last_error(void) { return t_last_error.c_str(); }
+
+hvd_error_kind hvd_last_error_kind(void) { return t_last_kind; }
+
+void hvd_last_error_info(hvd_error_info* info) {
+  if (!info) return;
+  info->kind = t_last_kind;
+  info->rank = t_last_context.rank;
+  info->peer = t_last_context.peer;
+  info->host = t_last_context.host.c_str();
+  info->tensor = t_last_context.tensor.c_str();
+}
 
 int hvd_init(void) {
   return guarded([] {

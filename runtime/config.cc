@@ -2,49 +2,46 @@
 #include "runtime/config.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
 #include <limits>
 
+#include "common/env.h"
+#include "common/error.h"
 #include "common/logging.h"
+#include "common/protocol.h"
 #include "hvd/error.h"
 
 namespace hvd::detail {
 namespace {
 
+// Thin names over common/env, where all variable parsing lives.
 [[noreturn]] void bad(const std::string& name, const std::string& value, const std::string& expected) {
-  throw Error("bad " + name + "='" + value + "': expected " + expected);
+  env_var::bad_value(name, value, expected);
 }
 
 long long parse_int(const std::string& name, const std::string& value, long long lo, long long hi,
                     const std::string& expected) {
-  if (value.empty()) bad(name, value, expected);
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(value.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < lo || v > hi) bad(name, value, expected);
-  return v;
+  return env_var::parse_integer(name, value, {.min = lo, .max = hi, .expected = expected});
 }
 
 double parse_double(const std::string& name, const std::string& value, double lo, double hi,
                     const std::string& expected) {
-  if (value.empty()) bad(name, value, expected);
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(value.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !(v >= lo && v <= hi)) bad(name, value, expected);
-  return v;
+  return env_var::parse_real(name, value, {.min = lo, .max = hi, .expected = expected});
+}
+
+// "mpi", "builtin" or "" (unset) for HOROVOD_CONTROLLER / HOROVOD_CPU_OPERATIONS.
+std::string backend_asked_for(const EnvLookup& env, const char* variable) {
+  auto value = env_var::text(env, variable);
+  if (!value || value->empty()) return "";
+  std::string v;
+  for (char c : *value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "mpi") return "mpi";
+  if (v == "builtin" || v == "gloo" || v == "tcp") return "builtin";
+  bad(variable, *value, "mpi or builtin");
 }
 
 }  // namespace
 
-EnvLookup process_env() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    if (!v) return std::nullopt;
-    return std::string(v);
-  };
-}
+EnvLookup process_env() { return env_var::process(); }
 
 Config read_config(const EnvLookup& env) {
   Config c;
@@ -72,9 +69,9 @@ Config read_config(const EnvLookup& env) {
   }
   if (c.stall_shutdown_time.count() > 0 && c.stall_check_time.count() > 0 &&
       c.stall_shutdown_time < c.stall_check_time) {
-    throw Error("bad HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=" + std::to_string(c.stall_shutdown_time.count()) +
-                ": it must not be below HOROVOD_STALL_CHECK_TIME_SECONDS=" +
-                std::to_string(c.stall_check_time.count()) + " (the warning comes first)");
+    throw UsageError("bad HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=" + std::to_string(c.stall_shutdown_time.count()) +
+                     ": it must not be below HOROVOD_STALL_CHECK_TIME_SECONDS=" +
+                     std::to_string(c.stall_check_time.count()) + " (the warning comes first)");
   }
   if (c.stall_shutdown_time.count() > 0 && c.stall_check_time.count() == 0) {
     c.stall_check_time = c.stall_shutdown_time;  // shutting down on a stall needs the inspector running
@@ -115,7 +112,7 @@ Placement read_placement(const EnvLookup& env) {
   p.from_launcher = true;
   auto need = [&](const char* name) -> std::string {
     auto v = env(name);
-    if (!v) throw Error(std::string("HOROVOD_RANK is set but ") + name + " is not: start workers with hvdrun");
+    if (!v) throw UsageError(std::string("HOROVOD_RANK is set but ") + name + " is not: start workers with hvdrun");
     return *v;
   };
   constexpr long long kMax = 1 << 24;
@@ -133,6 +130,22 @@ Placement read_placement(const EnvLookup& env) {
   p.cross_size = opt_int("HOROVOD_CROSS_SIZE", 1, 1, p.size);
   p.cross_rank = opt_int("HOROVOD_CROSS_RANK", 0, 0, p.cross_size - 1);
   return p;
+}
+
+StartConfig read_start_config(const EnvLookup& env) {
+  StartConfig s;
+  s.controller = backend_asked_for(env, "HOROVOD_CONTROLLER");
+  s.cpu_operations = backend_asked_for(env, "HOROVOD_CPU_OPERATIONS");
+  s.placement = read_placement(env);
+  s.mpi_world_size = env_var::integer(env, "OMPI_COMM_WORLD_SIZE", env_var::at_least(1, "a positive rank count"));
+  s.store_addr = env_var::text(env, protocol::kEnvStoreAddr);
+  s.secret_hex = env_var::text(env, protocol::kEnvSecret);
+  s.data_addr = env_var::text(env, protocol::kEnvDataAddr).value_or("");
+  // HVD_CPU_BIND=none leaves placement to the operating system (or to a binding the user set up).
+  const auto bind = env_var::text(env, "HVD_CPU_BIND").value_or("auto");
+  if (bind != "auto" && bind != "none") throw UsageError("HVD_CPU_BIND=" + bind + ": use auto (the default) or none");
+  s.bind_cpus = bind == "auto";
+  return s;
 }
 
 }  // namespace hvd::detail

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "common/env.h"
+
 namespace hvd::detail {
 
 struct Config {
@@ -28,8 +30,8 @@ struct Config {
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
 };
 
-// A lookup function so tests can feed variables without touching the process environment.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+// A lookup function so tests can feed variables without touching the process environment (common/env.h).
+using EnvLookup = env_var::Lookup;
 EnvLookup process_env();
 
 Config read_config(const EnvLookup& env);
@@ -42,5 +44,19 @@ struct Placement {
   std::string hostname;
 };
 Placement read_placement(const EnvLookup& env);
+
+// How this process was started and which CPU backend it asks for, read once at init() and handed to the backend
+// registry (runtime/comm/cpu_backend.h), so no backend reads the environment itself.
+struct StartConfig {
+  Placement placement;                      // HOROVOD_RANK/SIZE/LOCAL_*/CROSS_*/HOSTNAME
+  std::string controller;                   // HOROVOD_CONTROLLER: "mpi", "builtin" (gloo, tcp) or "" when unset
+  std::string cpu_operations;               // HOROVOD_CPU_OPERATIONS, the same values
+  std::optional<long long> mpi_world_size;  // OMPI_COMM_WORLD_SIZE: set when mpirun started this process
+  std::optional<std::string> store_addr;    // HVD_STORE_ADDR: hvdrun's rendezvous store, set when hvdrun started it
+  std::optional<std::string> secret_hex;    // HVD_SECRET: the job secret, hex
+  std::string data_addr;                    // HVD_DATA_ADDR: address to bind the data plane to; "" for any
+  bool bind_cpus = true;                    // HVD_CPU_BIND: auto (true, the default) or none (the OS places threads)
+};
+StartConfig read_start_config(const EnvLookup& env);
 
 }  // namespace hvd::detail

@@ -35,7 +35,7 @@ void Runtime::init() {
   auto env = process_env();
   std::unique_ptr<Runtime> rt(new Runtime());
   rt->config_ = read_config(env);
-  auto connection = connect_cpu_backend(env);
+  auto connection = connect_cpu_backend(read_start_config(env));
   rt->cpu_backend_ = connection.backend;
   rt->store_ = std::move(connection.store);
   rt->comm_ = std::move(connection.comm);
@@ -65,7 +65,7 @@ bool Runtime::initialized() { return g_runtime.load() != nullptr; }
 
 Runtime& Runtime::get() {
   Runtime* rt = g_runtime.load();
-  if (!rt) throw Error("hvd is not initialized; call hvd::init() first");
+  if (!rt) throw Error(ErrorKind::kUsage, "hvd is not initialized; call hvd::init() first");
   return *rt;
 }
 

@@ -1,7 +1,8 @@
 /* libhvd's C API: init, the queries and the collectives on raw CPU buffers, so other languages can bind without
  * the C++ ABI. Functions returning int return 0 (or a non-negative value) on success and -1 on failure; then
- * hvd_last_error() says why (per thread, valid until the thread's next failing call). Async ops hand out an
- * hvd_handle that the caller must release with hvd_handle_release(). */
+ * hvd_last_error() says why and hvd_last_error_kind() what kind of failure it was (per thread, valid until the
+ * thread's next failing call). Async ops hand out an hvd_handle that the caller must release with
+ * hvd_handle_release(). */
 #ifndef HVD_C_API_H_
 #define HVD_C_API_H_
 
@@ -36,7 +37,32 @@ typedef enum { HVD_SUM = 0, HVD_AVERAGE = 1, HVD_MIN = 2, HVD_MAX = 3, HVD_PRODU
 
 typedef struct hvd_handle hvd_handle;
 
+/* The kind of the thread's last failure (hvd::ErrorKind's values), so a binding can raise a matching exception
+ * without parsing the message: a bad argument or variable is USAGE and the job goes on; PEER_LOST, MISMATCH and
+ * STALL end the job. */
+typedef enum {
+  HVD_ERROR_NONE = 0, /* no call on this thread has failed yet */
+  HVD_ERROR_INTERNAL = 1,
+  HVD_ERROR_USAGE = 2,
+  HVD_ERROR_PEER_LOST = 3,
+  HVD_ERROR_MISMATCH = 4,
+  HVD_ERROR_STALL = 5,
+  HVD_ERROR_BACKEND = 6
+} hvd_error_kind;
+
+/* Where the last failure happened: ranks are -1 and strings "" where unknown; the strings stay valid until the
+ * thread's next failing call. */
+typedef struct {
+  hvd_error_kind kind;
+  int rank;           /* the rank that raised it */
+  int peer;           /* the other rank involved: the lost peer, the rank that disagrees */
+  const char* host;   /* the raising rank's host */
+  const char* tensor; /* the tensor's name */
+} hvd_error_info;
+
 HVD_API const char* hvd_last_error(void);
+HVD_API hvd_error_kind hvd_last_error_kind(void);
+HVD_API void hvd_last_error_info(hvd_error_info* info);
 
 HVD_API int hvd_init(void);
 HVD_API int hvd_shutdown(void);

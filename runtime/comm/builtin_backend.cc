@@ -12,14 +12,15 @@
 namespace hvd::detail {
 namespace {
 
-CpuConnection connect_builtin(const EnvLookup& env) {
-  Placement place = read_placement(env);
+CpuConnection connect_builtin(const StartConfig& start) {
+  const Placement& place = start.placement;
   // Under mpirun without hvdrun's placement each rank would be a job of one, and training would silently stop
   // averaging: refuse instead.
-  if (auto world = env("OMPI_COMM_WORLD_SIZE"); world && *world != "1" && !place.from_launcher) {
-    throw Error("this rank was started by mpirun (OMPI_COMM_WORLD_SIZE=" + *world +
-                ") but the builtin backend was asked for (HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS); set them to "
-                "mpi or unset them, or launch with hvdrun without --mpi");
+  if (auto world = start.mpi_world_size; world && *world != 1 && !place.from_launcher) {
+    throw Error(ErrorKind::kUsage,
+                "this rank was started by mpirun (OMPI_COMM_WORLD_SIZE=" + std::to_string(*world) +
+                    ") but the builtin backend was asked for (HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS); set them to "
+                    "mpi or unset them, or launch with hvdrun without --mpi");
   }
   // Rank, size and host are enough: the local and cross fields come from what the ranks publish at connect.
   Topology topo;
@@ -32,22 +33,20 @@ CpuConnection connect_builtin(const EnvLookup& env) {
     c.comm = std::make_unique<SoloCommunicator>(topo);
     return c;
   }
-  auto addr = env(protocol::kEnvStoreAddr);
-  auto secret_hex = env(protocol::kEnvSecret);
+  const auto& addr = start.store_addr;
+  const auto& secret_hex = start.secret_hex;
   if (!addr || !secret_hex) {
-    throw Error(std::string("HOROVOD_SIZE=") + std::to_string(place.size) + " but " +
-                (!addr ? protocol::kEnvStoreAddr : protocol::kEnvSecret) +
-                " is not set: start multi-rank jobs with hvdrun (or with mpirun, on the MPI backend)");
+    throw Error(ErrorKind::kUsage,
+                std::string("HOROVOD_SIZE=") + std::to_string(place.size) + " but " +
+                    (!addr ? protocol::kEnvStoreAddr : protocol::kEnvSecret) +
+                    " is not set: start multi-rank jobs with hvdrun (or with mpirun, on the MPI backend)");
   }
   std::string secret = from_hex(*secret_hex);
   c.store = TcpStore::connect(*addr, secret, place.rank);
   CommunicatorOptions options;
   options.secret = secret;
-  options.bind_address = env(protocol::kEnvDataAddr).value_or("");
-  // HVD_CPU_BIND=none leaves placement to the operating system (or to a binding the user set up).
-  const auto bind = env("HVD_CPU_BIND").value_or("auto");
-  if (bind != "auto" && bind != "none") throw Error("HVD_CPU_BIND=" + bind + ": use auto (the default) or none");
-  options.bind_cpus = bind == "auto";
+  options.bind_address = start.data_addr;
+  options.bind_cpus = start.bind_cpus;
   c.comm = connect_communicator(*c.store, topo, options);
   return c;
 }

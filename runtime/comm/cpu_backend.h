@@ -3,7 +3,7 @@
 // which entries exist is decided by CMake picking source files (mpi/mpi_backend.cc or mpi/mpi_absent.cc), so
 // neither the runtime nor the engine has an #if.
 //
-// The choice, in order:
+// The choice, in order (each variable read once, into StartConfig by runtime/config.cc):
 //  1. HOROVOD_CONTROLLER / HOROVOD_CPU_OPERATIONS = mpi | builtin (gloo is read as builtin): both set must agree,
 //     since one communicator serves negotiation and data alike;
 //  2. else mpi when mpirun started the process (OMPI_COMM_WORLD_SIZE set) and hvdrun did not (no HVD_STORE_ADDR);
@@ -31,7 +31,7 @@ struct CpuBackend {
   std::string name;     // "builtin", "mpi"
   std::string version;  // e.g. "Open MPI 4.1.4"; empty when not built
   bool built = false;
-  std::function<CpuConnection(const EnvLookup& env)> connect;  // throws hvd::Error naming what is missing
+  std::function<CpuConnection(const StartConfig& start)> connect;  // throws hvd::Error naming what is missing
 };
 
 CpuBackend builtin_backend();
@@ -39,9 +39,10 @@ CpuBackend mpi_backend();
 
 // The entries, built or not, in the order above.
 std::vector<CpuBackend> cpu_backends();
-// The name the environment asks for (rules above); throws hvd::Error naming the variables on a contradiction.
-std::string choose_cpu_backend(const EnvLookup& env);
+// The name the configuration asks for (rules above); throws hvd::Error naming the variables on a contradiction.
+std::string choose_cpu_backend(const StartConfig& start);
+std::string choose_cpu_backend(const EnvLookup& env);  // reads the StartConfig first
 // Chooses and connects; a backend this build lacks is an hvd::Error that says how to get it or avoid it.
-CpuConnection connect_cpu_backend(const EnvLookup& env);
+CpuConnection connect_cpu_backend(const StartConfig& start);
 
 }  // namespace hvd::detail

@@ -114,6 +114,7 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
       }
       err.names = {name};
       err.error = verdict.shutdown_reason;
+      err.error_kind = ErrorKind::kStall;
       out.responses.push_back(std::move(err));
       order_.erase(p.seq);
       table_.erase(name);

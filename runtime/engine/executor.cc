@@ -89,7 +89,7 @@ void Executor::execute(const Response& r) {
     }
   };
   if (!r.error.empty()) {
-    complete(std::make_exception_ptr(Error(r.error)));
+    complete(std::make_exception_ptr(Error(r.error_kind, r.error, {.tensor = r.names.size() == 1 ? r.names[0] : ""})));
     es.clear();
     return;
   }

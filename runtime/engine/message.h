@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hvd/error.h"
 #include "hvd/types.h"
 
 namespace hvd::detail {
@@ -31,8 +32,9 @@ struct Request {
 
 struct Response {
   OpType type = OpType::kAllreduce;
-  std::vector<std::string> names;  // several when fused or grouped
-  std::string error;               // non-empty: these tensors fail on every rank with this message
+  std::vector<std::string> names;               // several when fused or grouped
+  std::string error;                            // non-empty: these tensors fail on every rank with this message
+  ErrorKind error_kind = ErrorKind::kInternal;  // with error: usage, mismatch (ranks disagree) or stall
   DataType dtype = DataType::kFloat32;
   ReduceOp reduce_op = ReduceOp::kSum;
   double prescale = 1.0;

@@ -17,9 +17,10 @@ void TensorQueue::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
     } else {
       for (const auto& e : entries) {
         if (entries_.count(e.request.name)) {
-          failure = std::make_exception_ptr(Error(
-              std::string(name_of(e.request.type)) + " '" + e.request.name + "': a tensor of this name is already " +
-              "in flight on rank " + std::to_string(e.request.rank) + "; wait for it before reusing the name"));
+          failure = std::make_exception_ptr(
+              Error(ErrorKind::kUsage, std::string(name_of(e.request.type)) + " '" + e.request.name +
+                                           "': a tensor of this name is already " + "in flight on rank " +
+                                           std::to_string(e.request.rank) + "; wait for it before reusing the name"));
           break;
         }
       }

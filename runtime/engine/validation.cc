@@ -91,6 +91,7 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
   const std::string what = std::string(name_of(ref->type)) + " '" + ref->name + "': ";
   auto fail = [&](const std::string& msg) {
     resp.error = what + msg;
+    resp.error_kind = ErrorKind::kUsage;
     return resp;
   };
   auto check = [&](const std::function<std::string(const Request&)>& field, const std::string& verb,
@@ -98,6 +99,7 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
     auto d = disagreement(by_rank, hosts, field, verb);
     if (d.empty()) return true;
     resp.error = what + d + "; " + fix;
+    resp.error_kind = ErrorKind::kMismatch;
     return false;
   };
 

@@ -103,7 +103,8 @@ std::string encode(const ResponseList& list) {
     w.put(r.type);
     w.put(static_cast<std::uint32_t>(r.names.size()));
     for (const auto& n : r.names) w.put(n);
-    w.put(r.error), w.put(r.dtype), w.put(r.reduce_op), w.put(r.prescale), w.put(r.postscale), w.put(r.root);
+    w.put(r.error), w.put(r.error_kind), w.put(r.dtype), w.put(r.reduce_op), w.put(r.prescale), w.put(r.postscale),
+        w.put(r.root);
     w.put(static_cast<std::uint32_t>(r.shapes.size()));
     for (const auto& s : r.shapes) w.put(s);
     w.put(r.rank_rows), w.put(r.splits), w.put(r.last_joined_rank), w.put(r.device);
@@ -120,7 +121,8 @@ ResponseList decode_responses(const std::string& bytes) {
     rd.get(r.type);
     r.names.resize(rd.count());
     for (auto& n : r.names) rd.get(n);
-    rd.get(r.error), rd.get(r.dtype), rd.get(r.reduce_op), rd.get(r.prescale), rd.get(r.postscale), rd.get(r.root);
+    rd.get(r.error), rd.get(r.error_kind), rd.get(r.dtype), rd.get(r.reduce_op), rd.get(r.prescale),
+        rd.get(r.postscale), rd.get(r.root);
     r.shapes.resize(rd.count());
     for (auto& s : r.shapes) rd.get(s);
     rd.get(r.rank_rows), rd.get(r.splits), rd.get(r.last_joined_rank), rd.get(r.device);

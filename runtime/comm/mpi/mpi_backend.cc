@@ -8,15 +8,17 @@
 namespace hvd::detail {
 namespace {
 
-CpuConnection connect_mpi(const EnvLookup& env) {
+CpuConnection connect_mpi(const StartConfig& start) {
   // Ranks that hvdrun started without --mpi each see an MPI world of one: refuse rather than run size-1 jobs.
-  auto size = env("HOROVOD_SIZE");
-  if (size && *size != "1" && !env("OMPI_COMM_WORLD_SIZE")) {
-    throw Error("the MPI backend needs ranks started by mpirun, but this one was started by hvdrun (HOROVOD_SIZE=" +
-                *size + "); use hvdrun --mpi, or unset HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS");
+  const Placement& place = start.placement;
+  if (place.from_launcher && place.size != 1 && !start.mpi_world_size) {
+    throw Error(ErrorKind::kUsage,
+                "the MPI backend needs ranks started by mpirun, but this one was started by hvdrun (HOROVOD_SIZE=" +
+                    std::to_string(place.size) +
+                    "); use hvdrun --mpi, or unset HOROVOD_CONTROLLER/HOROVOD_CPU_OPERATIONS");
   }
   CpuConnection c;
-  c.comm = std::make_unique<MpiCommunicator>(env("HOROVOD_HOSTNAME").value_or(this_hostname()));
+  c.comm = std::make_unique<MpiCommunicator>(place.hostname);
   c.store = std::make_unique<MemoryStore>();
   return c;
 }

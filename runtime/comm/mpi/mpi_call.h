@@ -19,7 +19,7 @@ inline std::string mpi_error_text(int code) {
 
 // `where` says what and where: "allreduce on rank 3 (h2)".
 inline void mpi_check(int code, const char* call, const std::string& where) {
-  if (code != MPI_SUCCESS) throw Error(where + ": " + call + " failed: " + mpi_error_text(code));
+  if (code != MPI_SUCCESS) throw Error(ErrorKind::kBackend, where + ": " + call + " failed: " + mpi_error_text(code));
 }
 
 // Whether the program already ended MPI (objects must then not be freed: Open MPI aborts on any call).

@@ -18,12 +18,12 @@ std::string nccl_text(ncclResult_t status, ncclComm_t comm) {
 void check_cuda(cudaError_t status, const char* call, const std::string& where) {
   if (status == cudaSuccess) return;
   cudaGetLastError();  // clears a non-sticky error so the next call does not report it again
-  throw Error(where + ": " + call + ": " + cuda_text(status));
+  throw Error(ErrorKind::kBackend, where + ": " + call + ": " + cuda_text(status));
 }
 
 void check_nccl(ncclResult_t status, const char* call, ncclComm_t comm, const std::string& where) {
   if (status == ncclSuccess) return;
-  throw Error(where + ": " + call + ": " + nccl_text(status, comm));
+  throw Error(ErrorKind::kBackend, where + ": " + call + ": " + nccl_text(status, comm));
 }
 
 }  // namespace hvd::detail

@@ -118,7 +118,8 @@ NcclSetup setup_nccl(Communicator& cpu, int device, bool want_hierarchical) {
   }
   auto gathered = cpu.gather_to_root(mine);
   std::string reply = cpu.broadcast_from_root(t.rank == 0 ? answer(gathered, hierarchical, t, where) : "");
-  if (reply.empty() || reply[0] != kOk) throw Error(reply.empty() ? "NCCL setup: empty reply" : reply.substr(1));
+  if (reply.empty() || reply[0] != kOk)
+    throw Error(ErrorKind::kBackend, reply.empty() ? "NCCL setup: empty reply" : reply.substr(1));
 
   DeviceGuard guard(device, where);
   NcclSetup setup;

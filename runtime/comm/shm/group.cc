@@ -75,7 +75,7 @@ ShmSegment join_segment(Store& store, const std::string& prefix, const std::stri
   auto seg = ShmSegment::open(store.get(key, timeout), bytes);
   auto* h = reinterpret_cast<shm::Header*>(seg.data());
   if (h->magic != shm::kMagic || h->local_size != n || h->chunk_bytes != chunk) {
-    throw Error("shared memory " + seg.name() + " of " + describe(peers[0]) +
+    throw Error(ErrorKind::kBackend, "shared memory " + seg.name() + " of " + describe(peers[0]) +
                 " does not match this rank's view of the host group (different hvd builds or options?)");
   }
   store.set(key + "/mapped/" + std::to_string(local_rank), "1");
@@ -150,6 +150,7 @@ void ShmGroup::wait_for(int peer, std::uint32_t target, const char* op) {
     if (done || reached(peer, target)) break;
     if (header_->aborted.load(std::memory_order_acquire) != 0) throw_failure(op);
     if (int dead = watch_.find_dead(); dead >= 0) {
+      if (!failed_) failed_peer_ = peers_[static_cast<std::size_t>(dead)].rank;
       abort(describe(peers_[static_cast<std::size_t>(dead)]) + " exited (pid " +
             std::to_string(peers_[static_cast<std::size_t>(dead)].pid) + ")");
       throw_failure(op);
@@ -188,7 +189,9 @@ void ShmGroup::throw_failure(const char* op) {
     failed_ = std::string(controls_[who - 1]->reason) +
               (static_cast<int>(who - 1) == rank_ ? "" : " (reported by " + describe(peer) + ")");
   }
-  throw Error(std::string(op) + " on " + describe(peers_[static_cast<std::size_t>(rank_)]) + " failed: " + *failed_);
+  const auto& self = peers_[static_cast<std::size_t>(rank_)];
+  throw Error(ErrorKind::kPeerLost, std::string(op) + " on " + describe(self) + " failed: " + *failed_,
+              {.rank = self.rank, .host = self.host, .peer = failed_peer_});
 }
 
 }  // namespace hvd::detail

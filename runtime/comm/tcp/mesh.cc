@@ -83,7 +83,7 @@ void TcpMesh::accept_one(TcpListener& listener, const std::string& secret, const
 }
 
 void TcpMesh::check() const {
-  if (failed_) throw Error(*failed_);
+  if (failed_) throw Error(ErrorKind::kPeerLost, *failed_, {.peer = failed_peer_});
 }
 
 void TcpMesh::fail(const std::string& reason) noexcept {
@@ -101,8 +101,9 @@ void TcpMesh::fail(const std::string& reason) noexcept {
 void TcpMesh::link_error(int peer, const char* what, const std::string& detail) {
   std::string reason = std::string(what) + " " + describe(peers_[static_cast<std::size_t>(peer)], true) + ": " +
                        detail;
+  if (!failed_) failed_peer_ = peer;
   fail(reason);
-  throw Error(reason);
+  throw Error(ErrorKind::kPeerLost, reason, {.peer = peer});
 }
 
 void TcpMesh::sendrecv(int to, const void* send, std::size_t send_bytes, int from, void* recv,

@@ -56,7 +56,11 @@ void TcpCommunicator::guarded(const char* op, F&& body) {
     std::string reason = e.what();
     mesh_->fail(reason);
     on_failure(reason);
-    throw Error(where + reason);
+    // A failed link is a lost peer unless the error already says what it is.
+    const auto* known = dynamic_cast<const Error*>(&e);
+    const bool classified = known && known->kind() != ErrorKind::kInternal;
+    throw Error(classified ? known->kind() : ErrorKind::kPeerLost, where + reason,
+                {.rank = topology_.rank, .host = topology_.hostname, .peer = known ? known->context().peer : -1});
   }
 }
 
