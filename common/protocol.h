@@ -37,7 +37,25 @@
 //   {"op":"get","key":k,"timeout_ms":t}       -> {"ok":true,"value":v}  (waits until set, or)
 //                                             -> {"ok":false,"error":"timed out waiting for key 'k'"}
 //   {"op":"add","key":k,"delta":n}            -> {"ok":true,"value":<new integer value>}
+//   {"op":"rendezvous","worker":"h1/0","after":G}
+//      elastic jobs only (HOROVOD_ELASTIC=1): waits until hvdrun forms a generation newer than G (-1 the first
+//      time) that holds this worker, then
+//                                             -> {"ok":true,"generation":G2,"rank":r,"size":n,"local_rank":l,
+//                                                 "local_size":m,"cross_rank":c,"cross_size":k,"hostname":"h1",
+//                                                 "events":E}
+//      or, when the job has no place for it (host removed or blacklisted, job ending, below --min-np after
+//      --elastic-timeout)                     -> {"ok":false,"error":"<why, naming host and flag>"}
+//      A generation forms once every live worker waits in rendezvous (hvdrun announces a "reset" event to bring
+//      them; a worker asking after the newest generation also triggers one). Ranks: hosts in the order they
+//      joined the job (so rank 0 is a survivor holding committed state), workers by slot; local and cross ranks
+//      as in the static plan.
 // Values are strings (UTF-8 text; binary values are hex-encoded by the client).
+//
+// Elastic events: hvdrun sets the key "elastic/event/<n>" (n = 1, 2, ...) to "reset" (a worker failed or a host
+// was lost: workers abort their in-flight operations with ErrorKind::kMembership and rendezvous) or
+// "hosts_updated" (hosts were added or removed: workers finish the step, interrupt at their next commit and
+// rendezvous). A worker watches from event E+1, E from its rendezvous answer, with a second store connection.
+// Each generation's data-plane keys live under the prefix "elastic/g<G>/".
 #pragma once
 
 #include <chrono>
@@ -58,5 +76,10 @@ inline constexpr std::size_t output_cost(std::size_t line_bytes, std::size_t lin
 inline constexpr const char* kEnvStoreAddr = "HVD_STORE_ADDR";  // host:port of hvdrun's coordination server
 inline constexpr const char* kEnvSecret = "HVD_SECRET";         // job secret, hex (/proc/PID/environ is 0400)
 inline constexpr const char* kEnvDataAddr = "HVD_DATA_ADDR";    // address to bind/advertise for the data plane
+// Elastic jobs: HOROVOD_ELASTIC=1 (Horovod's name) and a stable worker name "<host>/<slot>"; the HOROVOD_RANK
+// family is then not set: the runtime asks hvdrun for its place at every init (the rendezvous op above).
+inline constexpr const char* kEnvElastic = "HOROVOD_ELASTIC";
+inline constexpr const char* kEnvWorkerId = "HVD_WORKER_ID";
+inline constexpr const char* kEnvElasticTimeout = "HVD_ELASTIC_TIMEOUT";  // seconds, --elastic-timeout
 
 }  // namespace hvd::protocol

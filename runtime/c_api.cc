@@ -19,7 +19,7 @@ static_assert(static_cast<int>(hvd::ReduceOp::kAdasum) == HVD_ADASUM &&
               static_cast<int>(hvd::ReduceOp::kMin) == HVD_MIN);
 
 static_assert(static_cast<int>(hvd::ErrorKind::kInternal) == HVD_ERROR_INTERNAL &&
-              static_cast<int>(hvd::ErrorKind::kBackend) == HVD_ERROR_BACKEND);
+              static_cast<int>(hvd::ErrorKind::kMembership) == HVD_ERROR_MEMBERSHIP);
 
 thread_local std::string t_last_error;
 thread_local hvd_error_kind t_last_kind = HVD_ERROR_NONE;

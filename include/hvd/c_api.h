@@ -47,7 +47,8 @@ typedef enum {
   HVD_ERROR_PEER_LOST = 3,
   HVD_ERROR_MISMATCH = 4,
   HVD_ERROR_STALL = 5,
-  HVD_ERROR_BACKEND = 6
+  HVD_ERROR_BACKEND = 6,
+  HVD_ERROR_MEMBERSHIP = 7 /* elastic: the job is being re-formed; reset and go on */
 } hvd_error_kind;
 
 /* Where the last failure happened: ranks are -1 and strings "" where unknown; the strings stay valid until the

@@ -20,6 +20,7 @@ enum class ErrorKind : int {
   kMismatch = 4,  // ranks disagree about a collective (dtype, shape, op, root, device)
   kStall = 5,     // the stall inspector shut the job down (HOROVOD_STALL_SHUTDOWN_TIME_SECONDS)
   kBackend = 6,   // a backend (MPI, NCCL, CUDA, shared memory) could not be set up or failed
+  kMembership = 7,  // elastic: hvdrun is re-forming the job (a host was lost, added or removed); hvd::elastic::run resets
 };
 
 // "usage", "peer lost", ... for logs and messages.
@@ -35,6 +36,8 @@ constexpr const char* to_string(ErrorKind kind) noexcept {
       return "stall";
     case ErrorKind::kBackend:
       return "backend";
+    case ErrorKind::kMembership:
+      return "membership";
     case ErrorKind::kInternal:
       break;
   }
