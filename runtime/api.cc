@@ -5,7 +5,7 @@
 #include "hvd/hvd.h"
 #include "runtime/argument_checks.h"
 #include "runtime/comm/cpu_backend.h"
-#include "runtime/comm/gpu_backend.h"
+#include "runtime/engine/gpu/gpu_backend.h"
 #include "runtime/runtime.h"
 
 namespace hvd {

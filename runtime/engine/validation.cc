@@ -6,7 +6,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "runtime/comm/gpu_plan.h"
+#include "runtime/engine/gpu/gpu_plan.h"
 #include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
