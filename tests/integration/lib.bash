@@ -44,6 +44,32 @@ expect_params_identical() {
   CHECKSUM=$c0
 }
 
+# wait_lines N PATTERN LIMIT_S [FILE]: waits until FILE ($TEST_TMP/out by default) has N lines matching the
+# extended regex PATTERN; fails after LIMIT_S, showing the output.
+wait_lines() {
+  local file=${4:-$TEST_TMP/out}
+  local deadline=$((SECONDS + $3))
+  while [ "$(grep -cE -- "$2" "$file" || true)" -lt "$1" ]; do
+    [ $SECONDS -lt $deadline ] || { cat "$file" "$TEST_TMP/err" 2>/dev/null; fail "no $1 lines like '$2' after $3 s"; }
+    sleep 0.1
+  done
+}
+
+# wait_exit PID LIMIT_S: waits for a background hvdrun (killing it and failing past LIMIT_S) and sets RC, ELAPSED
+# (from the call), OUT and ERR (from $TEST_TMP/out and err).
+wait_exit() {
+  local start=$SECONDS
+  timeout "$2" tail --pid="$1" -f /dev/null || true
+  set +e
+  if alive "$1"; then kill -KILL "$1"; wait "$1" 2>/dev/null; fail "hvdrun did not exit within $2 s"; fi
+  wait "$1"
+  RC=$?
+  set -e
+  ELAPSED=$((SECONDS - start))
+  ERR="$(cat "$TEST_TMP/err" 2>/dev/null || true)"
+  OUT="$(cat "$TEST_TMP/out" 2>/dev/null || true)"
+}
+
 # alive PID: true while the process exists and is not a zombie.
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 

@@ -44,29 +44,6 @@ run_background() {
 # h0_hvdrun_bg ARGS...: hvdrun inside h0 in the background (its pid in JOB_PID), output in $TEST_TMP/out, err.
 h0_hvdrun_bg() { run_background "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@"; }
 
-# wait_lines N PATTERN LIMIT_S: waits until $TEST_TMP/out has N lines matching PATTERN.
-wait_lines() {
-  local deadline=$((SECONDS + $3))
-  while [ "$(grep -cE -- "$2" "$TEST_TMP/out" || true)" -lt "$1" ]; do
-    [ $SECONDS -lt $deadline ] || { cat "$TEST_TMP/out" "$TEST_TMP/err"; fail "no $1 lines like '$2' after $3 s"; }
-    sleep 0.1
-  done
-}
-
-# wait_exit PID LIMIT_S: waits for a background hvdrun and sets RC and ELAPSED (from the call).
-wait_exit() {
-  local start=$SECONDS
-  timeout "$2" tail --pid="$1" -f /dev/null || true
-  set +e
-  if alive "$1"; then kill -KILL "$1"; wait "$1" 2>/dev/null; fail "hvdrun did not exit within $2 s"; fi
-  wait "$1"
-  RC=$?
-  set -e
-  ELAPSED=$((SECONDS - start))
-  ERR="$(cat "$TEST_TMP/err")"
-  OUT="$(cat "$TEST_TMP/out")"
-}
-
 # pids_on GREP_ARGS... -- HOST...: pids on those hosts whose command line (arguments joined by spaces) matches
 # `grep -q GREP_ARGS...`.
 pids_on() {

@@ -41,11 +41,7 @@ slow_reader() {
 flow_finish() {
   local name=$1 job=$2 reader=$3; shift 3
   peak_rss_watch "$TEST_TMP/$name.rss" "$job" "$@"
-  set +e
-  timeout 120 tail --pid="$job" -f /dev/null
-  wait "$job"
-  RC=$?
-  set -e
+  wait_exit "$job" 120
   wait "$reader" "$WATCH_PID"
   [ "$RC" -eq 0 ] || fail "$name: hvdrun exited $RC: $(cat "$TEST_TMP/$name.err")"
   expect_rss_under "$TEST_TMP/$name.rss" "$name"
