@@ -38,14 +38,14 @@ TEST_CASE("elastic config: a missing or bad variable is named") {
   for (const char* name : {"HVD_WORKER_ID", "HVD_STORE_ADDR", "HVD_SECRET"}) {
     auto env = elastic_env();
     env.erase(name);
-    CHECK(test::error_message_of([&] { read_elastic_config(test::env_map(env)); }).find(name) != std::string::npos);
+    CHECK(test::error_of([&] { read_elastic_config(test::env_map(env)); }).find(name) != std::string::npos);
   }
   auto env = elastic_env();
   env["HVD_WORKER_ID"] = "h1";
-  CHECK(test::error_message_of([&] { read_elastic_config(test::env_map(env)); }).find("HVD_WORKER_ID='h1'") !=
+  CHECK(test::error_of([&] { read_elastic_config(test::env_map(env)); }).find("HVD_WORKER_ID='h1'") !=
         std::string::npos);
   env = elastic_env();
   env["HVD_ELASTIC_TIMEOUT"] = "-5";
-  CHECK(test::error_message_of([&] { read_elastic_config(test::env_map(env)); }).find("HVD_ELASTIC_TIMEOUT") !=
+  CHECK(test::error_of([&] { read_elastic_config(test::env_map(env)); }).find("HVD_ELASTIC_TIMEOUT") !=
         std::string::npos);
 }
