@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/protocol.h"
 #include "launcher/plan/hosts.h"
 
 namespace hvd::launcher {
@@ -16,7 +17,7 @@ struct LaunchOptions {
   int np = 0;                   // resolved: -np, else every slot of the hosts, else 1
   std::vector<HostSpec> hosts;  // never empty after parsing: default localhost:np
   double start_timeout_s = 30;  // --start-timeout, else HOROVOD_START_TIMEOUT, else 30
-  double kill_grace_s = 5;
+  double kill_grace_s = protocol::kDefaultKillGraceSeconds;
   std::string output_dir;
   bool prefix_timestamp = false;
   bool verbose = false;

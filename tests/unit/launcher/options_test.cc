@@ -146,7 +146,8 @@ TEST_CASE("--start-timeout falls back to HOROVOD_START_TIMEOUT") {
   CHECK(parse({"./t"}, env).start_timeout_s == 45);
   CHECK(parse({"--start-timeout", "7", "./t"}, env).start_timeout_s == 7);
   const char* const bad[] = {"HOROVOD_START_TIMEOUT=soon", nullptr};
-  CHECK(error_of({"./t"}, bad) == "HOROVOD_START_TIMEOUT 'soon' is not a number of seconds; fix or unset it");
+  CHECK(error_of({"./t"}, bad) ==
+        "bad HOROVOD_START_TIMEOUT='soon': expected a number of seconds above 0; fix or unset it");
   CHECK(parse({"--start-timeout", "7", "./t"}, bad).start_timeout_s == 7);
 }
 
