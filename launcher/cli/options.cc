@@ -181,7 +181,7 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--max-restarts") > 0) {
     options.max_restarts = to_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
   }
-  make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
+  options.plan = make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
 
   if (app.count("--start-timeout") > 0) {
     options.start_timeout_s = to_seconds("--start-timeout", raw.start_timeout, false, "give e.g. --start-timeout 30");
