@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 #include "common/error.h"
+#include "tests/unit/launcher/command_line.h"
 
 using hvd::launcher::LaunchOptions;
 using hvd::launcher::mpi_command;
@@ -16,13 +17,7 @@ using Words = std::vector<std::string>;
 
 namespace {
 
-LaunchOptions parse(std::initializer_list<const char*> args, const char* const* environ_) {
-  std::vector<const char*> argv{"hvdrun"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(nullptr);
-  return std::get<LaunchOptions>(
-      hvd::launcher::parse_command_line(static_cast<int>(argv.size() - 1), argv.data(), environ_));
-}
+using hvd::test::parse;
 
 const char* const kEnv[] = {"PATH=/usr/bin",      "HOROVOD_FUSION_THRESHOLD=1024",
                             "HOROVOD_RANK=7",     "HVD_SECRET=abc",
