@@ -66,6 +66,12 @@ int to_int(std::string_view flag, const std::string& text, int min, int max, std
   return value;
 }
 
+// A default as --help shows it ("5", "0.5"), read from the LaunchOptions value so the help cannot drift from it.
+std::string shortest(double value) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
 // `what` names the flag.
 double to_seconds(const std::string& what, const std::string& text, bool allow_zero, std::string_view fix) {
   double value = 0;
@@ -241,11 +247,12 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
       ->type_name("HOSTS");
   app.add_option("--hostfile", raw.hostfile, "File of hosts: 'host slots=N', 'host:N' or 'host' per line")
       ->type_name("FILE");
-  app.add_option("--start-timeout", raw.start_timeout,
-                 "Seconds for every agent to connect (30; env "
-                 "HOROVOD_START_TIMEOUT)")
+  app.add_option(
+         "--start-timeout", raw.start_timeout,
+         "Seconds for every agent to connect (" + shortest(options.start_timeout_s) + "; env HOROVOD_START_TIMEOUT)")
       ->type_name("SECONDS");
-  app.add_option("--kill-grace", raw.kill_grace, "Seconds between SIGTERM and SIGKILL at teardown (5)")
+  app.add_option("--kill-grace", raw.kill_grace,
+                 "Seconds between SIGTERM and SIGKILL at teardown (" + shortest(options.kill_grace_s) + ")")
       ->type_name("SECONDS");
   app.add_option("--output-filename", options.output_dir, "Also write each rank's output to DIR/rank.N/")
       ->type_name("DIR");
