@@ -49,6 +49,11 @@ int run(int argc, char** argv) {
   if (!options.command.empty()) {
     options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
   }
+  if (options.elastic) {
+    // Hosts and ranks change while it runs: the elastic job plans as it goes, and recovers instead of restarting.
+    Session session(options, Plan{}, local_agent_path());
+    return session.run();
+  }
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
     Session session(attempt, plan, local_agent_path());
     return session.run();
