@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "launcher/hosts.h"
+#include "launcher/plan/hosts.h"
 
 namespace hvd::launcher::elastic {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "common/protocol.h"
-#include "launcher/exit_codes.h"
+#include "launcher/cli/exit_codes.h"
 
 namespace hvd::launcher::elastic {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "launcher/flag_values.h"
-#include "launcher/options.h"
+#include "launcher/cli/flag_values.h"
+#include "launcher/cli/options.h"
 
 namespace hvd::launcher {
 namespace {

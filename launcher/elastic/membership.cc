@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "launcher/plan.h"
+#include "launcher/plan/plan.h"
 
 namespace hvd::launcher::elastic {
 

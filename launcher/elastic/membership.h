@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "launcher/hosts.h"
+#include "launcher/plan/hosts.h"
 
 namespace hvd::launcher::elastic {
 
