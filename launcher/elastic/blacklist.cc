@@ -5,8 +5,8 @@
 
 namespace hvd::launcher::elastic {
 
-std::optional<std::chrono::milliseconds> Blacklist::add(const std::string& host, Clock::time_point now) {
-  Entry& entry = entries_[host];
+std::optional<std::chrono::milliseconds> Blacklist::add(const std::string& name, Clock::time_point now) {
+  Entry& entry = entries_[name];
   ++entry.failures;
   if (!cooldown_) {
     entry.until.reset();
@@ -20,15 +20,15 @@ std::optional<std::chrono::milliseconds> Blacklist::add(const std::string& host,
   return delay;
 }
 
-bool Blacklist::contains(const std::string& host, Clock::time_point now) const {
-  auto it = entries_.find(host);
+bool Blacklist::contains(const std::string& name, Clock::time_point now) const {
+  auto it = entries_.find(name);
   if (it == entries_.end() || it->second.failures == 0) return false;
   return !it->second.until || now < *it->second.until;
 }
 
 std::optional<Blacklist::Clock::time_point> Blacklist::next_release(Clock::time_point now) const {
   std::optional<Clock::time_point> soonest;
-  for (const auto& [host, entry] : entries_) {
+  for (const auto& [name, entry] : entries_) {
     if (!entry.until || *entry.until <= now) continue;
     if (!soonest || *entry.until < *soonest) soonest = entry.until;
   }

@@ -55,6 +55,7 @@ ElasticJob::ElasticJob(asio::io_context& io, const ElasticOptions& options, std:
       session_(session),
       membership_(options.min_np, options.max_np),
       blacklist_(options.cooldown),
+      failed_slots_(options.cooldown),
       discovery_timer_(io),
       elastic_timer_(io),
       cooldown_timer_(io) {}
@@ -119,12 +120,32 @@ void ElasticJob::apply_hosts(const std::vector<HostSpec>& hosts) {
     if (!blacklist_.contains(h.name, now)) usable.push_back(h);
   }
   const auto change = membership_.set_hosts(usable);
+  auto excluded = excluded_slots(now);
+  const bool slots_back = std::any_of(excluded_.begin(), excluded_.end(), [&](const auto& slot) {
+    return !excluded.contains(slot) &&
+           std::any_of(usable.begin(), usable.end(), [&](const HostSpec& h) { return h.name == slot.first; });
+  });
+  for (const auto& [host, slot] : excluded_) {
+    if (!excluded.contains({host, slot})) session_.message("hvdrun: slot " + worker_name(host, slot) + " is back");
+  }
+  excluded_ = std::move(excluded);
+  membership_.set_excluded_slots(excluded_);
   for (const auto& h : change.added) {
     host_added_at_[h] = now;
     if (membership_.generation() >= 0) session_.message("hvdrun: host " + h + " is available; adding it");
   }
   for (const auto& h : change.removed) session_.message("hvdrun: host " + h + " is gone from discovery; removing it");
-  reconcile(change.any());
+  reconcile(change.any() || slots_back);
+}
+
+std::set<std::pair<std::string, int>> ElasticJob::excluded_slots(Blacklist::Clock::time_point now) const {
+  std::set<std::pair<std::string, int>> out;
+  for (const auto& host : membership_.hosts()) {
+    for (int slot = 0; slot < host.slots; ++slot) {
+      if (failed_slots_.contains(worker_name(host.name, slot), now)) out.emplace(host.name, slot);
+    }
+  }
+  return out;
 }
 
 void ElasticJob::reconcile(bool hosts_changed) {
@@ -164,6 +185,34 @@ void ElasticJob::reconcile(bool hosts_changed) {
   try_form();
 }
 
+// A worker failed: its slot is out (for its cool-down), unless that was the host's last slot, which takes the
+// host out.
+void ElasticJob::fail_slot(const std::string& host, int slot, const std::string& why) {
+  const auto now = std::chrono::steady_clock::now();
+  const std::string name = worker_name(host, slot);
+  const auto cooldown = failed_slots_.add(name, now);
+  const auto& hosts = membership_.hosts();
+  const auto spec = std::find_if(hosts.begin(), hosts.end(), [&](const HostSpec& h) { return h.name == host; });
+  if (spec != hosts.end()) {
+    bool every_slot_failed = true;
+    for (int s = 0; s < spec->slots; ++s)
+      every_slot_failed = every_slot_failed && failed_slots_.contains(worker_name(host, s), now);
+    if (every_slot_failed) {
+      // The host's own cool-down governs from now on.
+      for (int s = 0; s < spec->slots; ++s) failed_slots_.forget(worker_name(host, s));
+      return fail_host(host, why + ", the last of its " + std::to_string(spec->slots) + " slots to fail");
+    }
+  }
+  session_.message("hvdrun: " + why + "; taking slot " + name + " out of the job" +
+                   (cooldown ? " for " + seconds_text(cooldown->count() / 1000.0)
+                             : " for the rest of the job (--blacklist-cooldown-range lets it back)"));
+  excluded_ = excluded_slots(now);
+  membership_.set_excluded_slots(excluded_);
+  schedule_release(now);
+  if (membership_.generation() >= 0) announce("reset");
+  reconcile(false);
+}
+
 void ElasticJob::fail_host(const std::string& host, const std::string& why) {
   const auto now = std::chrono::steady_clock::now();
   const auto cooldown = blacklist_.add(host, now);
@@ -180,16 +229,22 @@ void ElasticJob::fail_host(const std::string& host, const std::string& why) {
     session_.terminate_host(host, why);
     state = AgentState::kStopping;
   }
-  if (cooldown) {
-    if (auto release = blacklist_.next_release(now)) {
-      cooldown_timer_.expires_at(*release + std::chrono::milliseconds(10));
-      cooldown_timer_.async_wait([this](std::error_code ec) {
-        if (!ec && !stopped_) apply_hosts(options_.discovery_script.empty() ? fixed_hosts_ : discovered_);
-      });
-    }
-  }
+  schedule_release(now);
   if (membership_.generation() >= 0) announce("reset");
   reconcile(false);
+}
+
+// Wakes up when the soonest blacklisted host or failed slot comes back, to use it again.
+void ElasticJob::schedule_release(Blacklist::Clock::time_point now) {
+  auto release = blacklist_.next_release(now);
+  if (auto slot = failed_slots_.next_release(now); slot && (!release || *slot < *release)) release = slot;
+  if (!release) return;
+  cooldown_timer_.expires_at(*release + std::chrono::milliseconds(10));
+  cooldown_timer_.async_wait([this](std::error_code ec) {
+    if (ec || stopped_) return;
+    apply_hosts(options_.discovery_script.empty() ? fixed_hosts_ : discovered_);
+    schedule_release(std::chrono::steady_clock::now());
+  });
 }
 
 // Hosts whose every remaining worker has no place: once those were told so (or a generation formed without
@@ -230,6 +285,7 @@ void ElasticJob::on_worker_exit(int id, std::optional<int> code, std::optional<i
   const Membership::Worker* w = membership_.worker(id);
   if (!w || w->state == Membership::State::kExited) return;
   const std::string host = w->host;
+  const int slot = w->slot;
   const bool expected = stopped_ || w->state == Membership::State::kRetired || agents_[host] == AgentState::kStopping;
   const bool clean = !signal && code.value_or(0) == 0;
   const std::string who = describe(id);
@@ -259,7 +315,7 @@ void ElasticJob::on_worker_exit(int id, std::optional<int> code, std::optional<i
     return session_.fail(
         exit, "hvdrun: " + who + " on " + host + " " + exit_text(code, signal) + " after others had finished");
   }
-  fail_host(host, who + " on " + host + " " + exit_text(code, signal));
+  fail_slot(host, slot, who + " on " + host + " " + exit_text(code, signal));
 }
 
 void ElasticJob::on_host_lost(const std::string& host, const std::string& reason) {

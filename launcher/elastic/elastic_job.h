@@ -6,8 +6,11 @@
 // - Hosts: the discovery script's, run every --discovery-interval (or the fixed -H list), less the blacklist.
 //   New hosts get an agent and workers up to --max-np (hosts in join order); workers of hosts that disappear
 //   are answered "no place" at rendezvous and their host's agent is then stopped; their exits are no failures.
-// - A worker that fails (non-zero exit or a signal hvdrun did not send) or a lost agent blacklists its host
-//   (its other workers are stopped) and announces "reset"; added or removed hosts announce "hosts_updated".
+// - A worker that fails (non-zero exit or a signal hvdrun did not send) takes only its slot out (no worker runs
+//   there until the slot's cool-down ends) and announces "reset": a crash is more often the process's fault
+//   than the host's. A lost agent, or a host whose every slot failed, blacklists the host (its other workers
+//   are stopped) and announces "reset". Added or removed hosts, and slots back from cool-down, announce
+//   "hosts_updated".
 // - Below --min-np live workers for --elastic-timeout, or past --reset-limit resets, the job fails naming why.
 // - The job succeeds once every worker of the last generation has exited 0.
 #pragma once
@@ -17,6 +20,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,7 +74,10 @@ class ElasticJob {
   void on_discovered(DiscoveryResult result);
   void apply_hosts(const std::vector<HostSpec>& hosts);
   void reconcile(bool hosts_changed);
+  void fail_slot(const std::string& host, int slot, const std::string& why);
   void fail_host(const std::string& host, const std::string& why);
+  std::set<std::pair<std::string, int>> excluded_slots(Blacklist::Clock::time_point now) const;
+  void schedule_release(Blacklist::Clock::time_point now);
   void stop_retired_hosts(bool generation_formed);
   void answer_no_place(int worker, const std::string& why);
   void announce(const std::string& event);
@@ -85,7 +92,9 @@ class ElasticJob {
   std::vector<HostSpec> fixed_hosts_;  // -H/--hostfile; empty with a discovery script
   SessionControl& session_;
   Membership membership_;
-  Blacklist blacklist_;
+  Blacklist blacklist_;                             // hosts
+  Blacklist failed_slots_;                          // "host/slot"
+  std::set<std::pair<std::string, int>> excluded_;  // the slots failed_slots_ holds out now
   std::unique_ptr<DiscoveryScript> script_;
   std::vector<HostSpec> discovered_;  // the script's last good answer
   bool discovered_once_ = false;

@@ -35,33 +35,32 @@ std::vector<int> Membership::remove_host(const std::string& host) {
   return workers_on(host);
 }
 
-int Membership::usable_slots() const {
-  const int total = total_slots(hosts_);
-  return max_np_ > 0 ? std::min(total, max_np_) : total;
-}
+int Membership::usable_slots() const { return static_cast<int>(assigned_slots().size()); }
 
-std::vector<std::pair<std::string, int>> Membership::slots_to_start() const {
+std::vector<std::pair<std::string, int>> Membership::assigned_slots() const {
   std::vector<std::pair<std::string, int>> out;
-  int assigned = 0;
   for (const auto& host : hosts_) {
-    for (int slot = 0; slot < host.slots && (max_np_ <= 0 || assigned < max_np_); ++slot, ++assigned) {
-      const std::string name = worker_name(host.name, slot);
-      const bool held = std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) {
-        return w.state != State::kExited && w.host == host.name && w.slot == slot;
-      });
-      if (!held) out.emplace_back(host.name, slot);
+    for (int slot = 0; slot < host.slots && (max_np_ <= 0 || static_cast<int>(out.size()) < max_np_); ++slot) {
+      if (!excluded_.contains({host.name, slot})) out.emplace_back(host.name, slot);
     }
   }
   return out;
 }
 
-std::vector<int> Membership::workers_without_slot() const {
-  std::set<std::pair<std::string, int>> assigned;
-  for (const auto& host : hosts_) {
-    for (int slot = 0; slot < host.slots && (max_np_ <= 0 || static_cast<int>(assigned.size()) < max_np_); ++slot) {
-      assigned.emplace(host.name, slot);
-    }
+std::vector<std::pair<std::string, int>> Membership::slots_to_start() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [host, slot] : assigned_slots()) {
+    const bool held = std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) {
+      return w.state != State::kExited && w.host == host && w.slot == slot;
+    });
+    if (!held) out.emplace_back(host, slot);
   }
+  return out;
+}
+
+std::vector<int> Membership::workers_without_slot() const {
+  const auto slots = assigned_slots();
+  const std::set<std::pair<std::string, int>> assigned(slots.begin(), slots.end());
   std::vector<int> out;
   for (const auto& w : workers_) {
     if (w.state == State::kLive && !assigned.contains({w.host, w.slot})) out.push_back(w.id);

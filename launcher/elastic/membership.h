@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,9 @@ class Membership {
   const std::vector<HostSpec>& hosts() const { return hosts_; }
   int usable_slots() const;
 
+  // Slots taken out of the job (a worker failed there and its cool-down runs): no worker is started on them and
+  // they do not count towards max_np.
+  void set_excluded_slots(std::set<std::pair<std::string, int>> slots) { excluded_ = std::move(slots); }
   // (host, slot) pairs that should run a worker and have none: hosts in join order, up to max_np in all.
   std::vector<std::pair<std::string, int>> slots_to_start() const;
   // Live workers no slot is assigned to any more (their host was removed or shrank).
@@ -91,10 +95,13 @@ class Membership {
  private:
   Worker* find(int id);
   int host_index(const std::string& host) const;
+  // The slots that should hold a worker: hosts in join order, then slot, less the excluded, up to max_np.
+  std::vector<std::pair<std::string, int>> assigned_slots() const;
 
   int min_np_, max_np_;
   std::vector<HostSpec> hosts_;  // usable, in join order
   std::vector<Worker> workers_;  // by id
+  std::set<std::pair<std::string, int>> excluded_;
   int generation_ = -1;
   bool event_since_generation_ = false;
 };

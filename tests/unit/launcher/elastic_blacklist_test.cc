@@ -30,3 +30,13 @@ TEST_CASE("blacklist: the cool-down doubles per failure from MIN, capped at MAX"
   CHECK(list.next_release(t0 + 100s) == t0 + 135s);
   CHECK_FALSE(list.next_release(t0 + 135s).has_value());
 }
+
+TEST_CASE("blacklist: a forgotten entry is out no more and starts its count again") {
+  Blacklist list(CooldownRange{10, 100});
+  const auto t0 = Blacklist::Clock::now();
+  list.add("h1/0", t0);
+  list.add("h1/0", t0 + 20s);
+  list.forget("h1/0");
+  CHECK_FALSE(list.contains("h1/0", t0 + 21s));
+  CHECK(list.add("h1/0", t0 + 30s) == 10s);
+}

@@ -124,3 +124,18 @@ TEST_CASE("membership: the generation has exited once all its workers have") {
   m.exited(ids[1]);
   CHECK(m.generation_exited());
 }
+
+TEST_CASE("membership: an excluded slot gets no worker and does not count towards max_np") {
+  Membership m(1, 2);
+  m.set_hosts(parse_host_list("h1:2,h2:2"));
+  const auto ids = start_all(m);
+  REQUIRE(ids.size() == 2);
+  m.exited(ids[1]);  // h1/1 failed
+  m.set_excluded_slots({{"h1", 1}});
+  CHECK(m.usable_slots() == 2);
+  CHECK(m.slots_to_start() == std::vector<std::pair<std::string, int>>{{"h2", 0}});
+  m.set_excluded_slots({{"h1", 0}});  // a running worker's slot taken out: it has no place
+  CHECK(m.workers_without_slot() == std::vector<int>{ids[0]});
+  m.set_excluded_slots({});
+  CHECK(m.workers_without_slot().empty());
+}
