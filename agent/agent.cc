@@ -167,7 +167,7 @@ void Agent::launch(const nlohmann::json& message) {
   const bool first = !launched_;
   launched_ = true;
   try {
-    kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", 5.0) * 1000));
+    kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", protocol::kDefaultKillGraceSeconds) * 1000));
     output_window_.set_limit(message.value("output_window", std::size_t{0}));
     SpawnOptions base;
     base.command = message.at("command").get<std::vector<std::string>>();

@@ -1,13 +1,11 @@
 #include "launcher/cli/options.h"
 
 #include <doctest/doctest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
 
 #include "common/error.h"
+#include "tests/unit/temp_file.h"
 
 using hvd::UsageError;
 using hvd::launcher::ExitNow;
@@ -41,22 +39,7 @@ std::string error_of(Args args, const char* const* environ_ = kNoEnv) {
 
 using Command = std::vector<std::string>;
 
-// A file in its own temporary directory, removed with the object.
-class TempFile {
- public:
-  explicit TempFile(const std::string& text)
-      : dir_(std::filesystem::temp_directory_path() /
-             ("hvd_options_test." + std::to_string(::getpid()) + "." + std::to_string(counter_++))) {
-    std::filesystem::create_directories(dir_);
-    std::ofstream(path()) << text;
-  }
-  ~TempFile() { std::filesystem::remove_all(dir_); }
-  std::string path() const { return (dir_ / "file").string(); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path dir_;
-};
+using hvd::test::TempFile;
 
 }  // namespace
 
