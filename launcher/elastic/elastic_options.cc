@@ -39,7 +39,7 @@ void define_elastic_flags(CLI::App& app, ElasticFlags& flags) {
   app.add_option("--discovery-interval", flags.interval, "Elastic: seconds between discovery runs (1)")
       ->type_name("SECONDS");
   app.add_option("--blacklist-cooldown-range", flags.cooldown,
-                 "Elastic: a failed host comes back after MIN..MAX seconds, doubling per failure (default: never)")
+                 "Elastic: a failed slot or host comes back after MIN..MAX s, doubling per failure (default: never)")
       ->expected(2)
       ->allow_extra_args(false)
       ->type_name("MIN MAX");

@@ -18,17 +18,9 @@ pass "-H localhost:3 --min-np 2: one generation of 3, exit 0"
 
 # start_job ARGS...: hvdrun in the background, its output in $TEST_TMP/out and err; JOB is its pid.
 start_job() {
+  : >"$TEST_TMP/out"
   "$HVDRUN" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   JOB=$!
-}
-# wait_out N PATTERN: until N lines of the job's stdout match PATTERN (10 s at most).
-wait_out() {
-  for _ in $(seq 100); do
-    [ "$(grep -c -- "$2" "$TEST_TMP/out" 2>/dev/null)" -ge "$1" ] && return 0
-    sleep 0.1
-  done
-  cat "$TEST_TMP/out" "$TEST_TMP/err"
-  fail "no $1 lines '$2' within 10 s"
 }
 # kill_worker ARGS: SIGKILLs one running worker started as 'elastic_probe ARGS'; VICTIM is the name it reported.
 kill_worker() {
@@ -38,23 +30,11 @@ kill_worker() {
   VICTIM=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^HVD_WORKER_ID=//p')
   kill -KILL "$pid"
 }
-# end_job LIMIT_S: waits for the job; sets RC, OUT, ERR.
-end_job() {
-  set +e
-  timeout "$1" tail --pid="$JOB" -f /dev/null
-  kill -KILL "$JOB" 2>/dev/null
-  wait "$JOB"
-  RC=$?
-  set -e
-  OUT="$(cat "$TEST_TMP/out")"
-  ERR="$(cat "$TEST_TMP/err")"
-}
-
 # One worker of three SIGKILLed: its slot leaves, the two survivors form generation 1 and finish.
 start_job -H localhost:3 --min-np 2 "$PROBE" 30 100
-wait_out 3 "generation=0"
+wait_lines 3 "generation=0" 10
 kill_worker "30 100"
-end_job 30
+wait_exit "$JOB" 30
 expect_rc 0 "a 3-worker job that lost one worker, --min-np 2"
 expect_err "was killed by SIGKILL; taking slot $VICTIM out of the job for the rest of the job" "the slot is taken out"
 grep -q "blacklisting" <<<"$ERR" && { echo "$ERR"; fail "the host was blacklisted for one worker's failure"; }
@@ -65,23 +45,22 @@ pass "a worker's SIGKILL takes out its slot only: 2 survivors finish generation 
 
 # Below --min-np: a worker killed, its slot out, one left; --elastic-timeout 2 ends it.
 start_job -H localhost:2 --min-np 2 --elastic-timeout 2 "$PROBE" 300 100
-wait_out 2 "generation=0"
+wait_lines 2 "generation=0" 10
 kill_worker "300 100"
-start=$SECONDS
-end_job 30
+wait_exit "$JOB" 30
 expect_rc 7 "below --min-np past --elastic-timeout"
 expect_err "fewer than --min-np 2, for --elastic-timeout 2 s" "the failure names why"
 expect_err "was killed by SIGKILL; taking slot $VICTIM out" "the failure is reported"
 pgrep -f "elastic_probe 300 100" >/dev/null && fail "a worker outlived hvdrun"
-pass "below --min-np: exit 7 after $((SECONDS - start)) s naming --min-np and --elastic-timeout, no orphans"
+pass "below --min-np: exit 7 after $ELAPSED s naming --min-np and --elastic-timeout, no orphans"
 
 # Every slot of the host failed, one after the other: the host is blacklisted.
 start_job -H localhost:2 --min-np 1 --elastic-timeout 2 "$PROBE" 301 100
-wait_out 2 "generation=0"
+wait_lines 2 "generation=0" 10
 kill_worker "301 100"
-wait_out 1 "generation=1 rank=0 size=1"
+wait_lines 1 "generation=1 rank=0 size=1" 10
 kill_worker "301 100"
-end_job 30
+wait_exit "$JOB" 30
 expect_rc 7 "no slot left"
 expect_err "was killed by SIGKILL, the last of its 2 slots to fail; blacklisting localhost for the rest of the job" \
   "the host goes when its last slot fails"
@@ -89,9 +68,9 @@ pass "a host whose every slot failed is blacklisted"
 
 # With a cool-down the failed slot comes back: a new worker there joins the survivor in generation 2.
 start_job -H localhost:2 --min-np 1 --blacklist-cooldown-range 1 1 "$PROBE" 30 100
-wait_out 2 "generation=0"
+wait_lines 2 "generation=0" 10
 kill_worker "30 100"
-end_job 30
+wait_exit "$JOB" 30
 expect_rc 0 "a failed slot back after its cool-down"
 expect_err "taking slot $VICTIM out of the job for 1 s" "the cool-down is announced"
 expect_err "slot $VICTIM is back" "the slot's return is announced"
