@@ -44,7 +44,6 @@ int run(int argc, char** argv) {
   if (options.check_build) return check_build();
   if (options.check_hosts) return check_hosts(std::move(options), local_agent_path());
   if (options.mpi) return run_with_mpi(options);
-  Plan plan = make_plan(options.hosts, options.np);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
   if (!options.command.empty()) {
     options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
@@ -54,6 +53,7 @@ int run(int argc, char** argv) {
     Session session(options, Plan{}, local_agent_path());
     return session.run();
   }
+  const Plan plan = make_plan(options.hosts, options.np);
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
     Session session(attempt, plan, local_agent_path());
     return session.run();

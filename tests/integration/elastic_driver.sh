@@ -77,10 +77,10 @@ expect_err "slot $VICTIM is back" "the slot's return is announced"
 [ "$(grep -c 'done generation=2' <<<"$OUT")" -eq 2 ] || { echo "$OUT"; fail "the new worker on $VICTIM did not join generation 2"; }
 pass "--blacklist-cooldown-range: the failed slot $VICTIM is used again after 1 s"
 
-# A discovery script names the hosts.
+# A discovery script names the hosts (no -np: --min-np workers to start with, then every slot it lists).
 printf '#!/bin/sh\necho localhost:2\n' >"$TEST_TMP/discover.sh"
 chmod +x "$TEST_TMP/discover.sh"
-run_hvdrun 60 -np 2 --min-np 2 --host-discovery-script "$TEST_TMP/discover.sh" "$PROBE" 5 50
+run_hvdrun 60 --min-np 2 --host-discovery-script "$TEST_TMP/discover.sh" "$PROBE" 5 50
 expect_rc 0 "a job on the discovery script's hosts"
 expect_err "2 workers on localhost:2" "the script's slots are used"
 pass "--host-discovery-script: its host:slots lines place the workers"

@@ -9,8 +9,9 @@
 # an undisturbed run. Prints the benchmark figures: seconds from each host's death to training resumed on the
 # others, from h4's appearance in discovery to its first step.
 MULTIHOST_HOSTS=4
-source "$(dirname "$0")/multihost_lib.bash"
-source "$(dirname "$0")/elastic_lib.bash"
+here=$(cd "$(dirname "$0")" && pwd)  # multihost_lib.bash changes directory
+source "$here/multihost_lib.bash"
+source "$here/elastic_lib.bash"
 STEPS=400
 INTERVAL=1  # --discovery-interval: Horovod's default
 reference_checksum "$STEPS"
