@@ -48,6 +48,12 @@ int run(int argc, char** argv) {
   if (!options.command.empty()) {
     options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
   }
+  if (options.elastic) {
+    // Hosts and ranks change while it runs: the elastic job plans as it goes, and recovers instead of restarting.
+    Session session(options, Plan{}, local_agent_path());
+    return session.run();
+  }
+  const Plan plan = make_plan(options.hosts, options.np);
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
     Session session(attempt, attempt.plan, local_agent_path());
     return session.run();

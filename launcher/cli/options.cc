@@ -14,6 +14,7 @@
 
 #include "common/env.h"
 #include "common/error.h"
+#include "launcher/cli/flag_values.h"
 #include "launcher/plan/plan.h"
 #include "launcher/cli/shell_words.h"
 #include "launcher/slurm/slurm_env.h"
@@ -34,6 +35,7 @@ struct RawFlags {
   bool version = false;
   // Horovod's tuning flags: each becomes the worker variable of the same meaning (tuning_exports).
   std::string timeline_filename, autotune_log_file;
+  ElasticFlags elastic;
   bool timeline_mark_cycles = false, autotune = false;
 };
 
@@ -188,6 +190,7 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
     options.max_restarts = to_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
   }
   options.plan = make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
+  resolve_elastic(options, raw.elastic, app, np_given);
 
   if (app.count("--start-timeout") > 0) {
     options.start_timeout_s = to_seconds("--start-timeout", raw.start_timeout, false, "give e.g. --start-timeout 30");
@@ -285,6 +288,7 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
       ->type_name("ssh|slurm");
   app.add_option("--max-restarts", raw.max_restarts, "Restart the whole job on failure up to N times (0)")
       ->type_name("N");
+  define_elastic_flags(app, raw.elastic);
   app.add_flag("--horovod-compat", options.horovod_compat,
                "Let unmodified Horovod scripts import horovod.torch (hvd's, via the workers' PYTHONPATH)");
 }
@@ -296,6 +300,14 @@ std::string one_line(std::string text) {
 }
 
 }  // namespace
+
+int flag_int(std::string_view flag, const std::string& text, int min, int max, std::string_view example) {
+  return to_int(flag, text, min, max, example);
+}
+
+double flag_seconds(const std::string& what, const std::string& text, bool allow_zero, std::string_view fix) {
+  return to_seconds(what, text, allow_zero, fix);
+}
 
 std::variant<LaunchOptions, ExitNow> parse_command_line(int argc, const char* const* argv) {
   return parse_command_line(argc, argv, environ);

@@ -3,12 +3,15 @@
 // it starts nothing. Bad input throws hvd::UsageError (exit 2) with one line naming the value and the fix.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "common/protocol.h"
+#include "launcher/elastic/elastic_options.h"
+#include "launcher/plan/hosts.h"
 #include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
@@ -42,9 +45,10 @@ struct LaunchOptions {
 
   // Slurm and restarts (issue 14).
   enum class Launcher { kSsh, kSlurm };
-  Launcher launcher = Launcher::kSsh;  // --launcher; default kSlurm inside an allocation (SLURM_JOB_ID set)
-  std::string slurm_job_id;            // the allocation's job, when launcher is kSlurm
-  int max_restarts = 0;                // restart the whole job on failure up to this many times
+  Launcher launcher = Launcher::kSsh;     // --launcher; default kSlurm inside an allocation (SLURM_JOB_ID set)
+  std::string slurm_job_id;               // the allocation's job, when launcher is kSlurm
+  int max_restarts = 0;                   // restart the whole job on failure up to this many times
+  std::optional<ElasticOptions> elastic;  // --min-np, --max-np or --host-discovery-script given
 };
 
 // --help and --version: print `text` to stdout and exit with `code`.
