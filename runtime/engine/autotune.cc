@@ -15,7 +15,7 @@ const std::vector<std::chrono::microseconds> Autotuner::kCycleCandidates = {
 namespace {
 
 const char* phase_name(int phase) {
-  static const char* kNames[] = {"warmup", "fusion", "cycle", "final"};
+  static const char* kNames[] = {"warmup", "cycle", "fusion", "final"};
   return kNames[phase];
 }
 
@@ -96,35 +96,44 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
 void Autotuner::score_and_advance(double rate) {
   if (phase_ == Phase::kWarmup) {
     if (--warmup_left_ > 0) return;
-    phase_ = Phase::kFusion;
+    phase_ = Phase::kCycle;
     candidate_ = 0;
-    current_.fusion_threshold = kFusionCandidates[0];
+    current_.cycle_time = kCycleCandidates[0];
     return;
   }
   scores_.push_back(rate);
-  if (static_cast<int>(scores_.size()) < samples_per_point_) return;
+  // A point whose first sample is under half the best score so far cannot win on noise this side of 2x: it is
+  // scored by that sample, so a bad setting (a 5 ms cycle on small steps) costs the job one sample, not three.
+  const bool hopeless = scores_.size() == 1 && best_score_ > 0 && rate < kAbandonBelow * best_score_;
+  if (!hopeless && static_cast<int>(scores_.size()) < samples_per_point_) return;
   const double score = median(std::exchange(scores_, {}));
+  scored_.push_back(current_);
   if (score > best_score_) {
     best_score_ = score;
     best_ = current_;
   }
-  const auto& list_size = phase_ == Phase::kFusion ? kFusionCandidates.size() : kCycleCandidates.size();
-  if (++candidate_ < list_size) {
-    if (phase_ == Phase::kFusion)
-      current_.fusion_threshold = kFusionCandidates[candidate_];
-    else
+  next_candidate();
+}
+
+void Autotuner::next_candidate() {
+  if (phase_ == Phase::kCycle) {
+    if (++candidate_ < kCycleCandidates.size()) {
       current_.cycle_time = kCycleCandidates[candidate_];
-    return;
-  }
-  if (phase_ == Phase::kFusion) {
-    // The cycle times are tried with the best threshold found.
-    phase_ = Phase::kCycle;
+      return;
+    }
+    // The thresholds are tried with the best cycle time found.
+    phase_ = Phase::kFusion;
     candidate_ = 0;
-    current_ = {best_.fusion_threshold, kCycleCandidates[0]};
+    current_ = {kFusionCandidates[0], best_.cycle_time};
+  } else if (++candidate_ < kFusionCandidates.size()) {
+    current_.fusion_threshold = kFusionCandidates[candidate_];
+  } else {
+    phase_ = Phase::kDone;
+    current_ = best_;
     return;
   }
-  phase_ = Phase::kDone;
-  current_ = best_;
+  // The configured threshold was scored in the cycle phase: measuring it again would only spend the job's steps.
+  if (std::find(scored_.begin(), scored_.end(), current_) != scored_.end()) next_candidate();
 }
 
 void Autotuner::log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate) {

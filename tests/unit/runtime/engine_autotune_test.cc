@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <thread>
 
@@ -38,7 +39,7 @@ std::vector<TunedParams> search(Autotuner& tuner, const TunedParams& winner) {
 
 }  // namespace
 
-TEST_CASE("autotune: coordinate search over thresholds, then cycle times, keeps the best median") {
+TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sample; keeps the best median") {
   Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"},
                                                   {"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "1"},
                                                   {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "2"}}));
@@ -48,16 +49,23 @@ TEST_CASE("autotune: coordinate search over thresholds, then cycle times, keeps 
   auto sampled = search(tuner, winner);
   CHECK_FALSE(tuner.tuning());
   CHECK(tuner.params() == winner);
-  // 2 warm-up samples, then 5 thresholds and 3 cycle times, 3 samples each.
-  REQUIRE(sampled.size() == 2 + 3 * (Autotuner::kFusionCandidates.size() + Autotuner::kCycleCandidates.size()));
-  CHECK(sampled[0] == TunedParams{128u << 20, std::chrono::microseconds(1000)});
-  for (std::size_t i = 0; i < Autotuner::kFusionCandidates.size(); ++i) {
-    CHECK(sampled[2 + 3 * i].fusion_threshold == Autotuner::kFusionCandidates[i]);
-  }
-  const std::size_t cycle_start = 2 + 3 * Autotuner::kFusionCandidates.size();
-  for (std::size_t i = 0; i < Autotuner::kCycleCandidates.size(); ++i) {
-    CHECK(sampled[cycle_start + 3 * i] == TunedParams{8u << 20, Autotuner::kCycleCandidates[i]});
-  }
+  auto samples_of = [&](const TunedParams& p) { return std::count(sampled.begin() + 2, sampled.end(), p); };
+  const TunedParams configured{128u << 20, std::chrono::microseconds(1000)};
+  CHECK(sampled[0] == configured);
+  CHECK(sampled[1] == configured);
+  // Cycle times first, with the configured threshold: 0 ms (10x the bytes) scores three samples; 1 and 5 ms fall
+  // under half of it at their first sample and stop there.
+  CHECK(sampled[2] == TunedParams{128u << 20, std::chrono::microseconds(0)});
+  CHECK(samples_of({128u << 20, std::chrono::microseconds(0)}) == 3);
+  CHECK(samples_of(configured) == 1);
+  CHECK(samples_of({128u << 20, std::chrono::microseconds(5000)}) == 1);
+  // Then the thresholds at 0 ms: the winner gets three samples; 32 MiB, after it, one; 128 MiB at 0 ms was scored
+  // already and is not sampled again.
+  CHECK(samples_of(winner) == 3);
+  CHECK(samples_of({32u << 20, std::chrono::microseconds(0)}) == 1);
+  CHECK(sampled.back() == TunedParams{32u << 20, std::chrono::microseconds(0)});
+  // Fewer samples than the full grid of 3 x (3 + 5).
+  CHECK(sampled.size() < 2 + 3 * (Autotuner::kFusionCandidates.size() + Autotuner::kCycleCandidates.size()));
 }
 
 TEST_CASE("autotune: off by default, and then never samples") {
