@@ -33,7 +33,8 @@ Autotuner::Autotuner(const Config& config, int rank)
       samples_per_point_(config.autotune_samples_per_point),
       steps_per_sample_(config.autotune_steps_per_sample),
       phase_(config.autotune ? Phase::kWarmup : Phase::kDone),
-      current_{config.fusion_threshold, config.cycle_time},
+      // The warm-up runs the first candidate: the configured cycle time may be the slowest setting of all.
+      current_{config.fusion_threshold, config.autotune ? kCycleCandidates[0] : config.cycle_time},
       best_(current_),
       warmup_left_(config.autotune_warmup_samples) {
   if (!config.autotune || rank_ != 0 || config.autotune_log.empty()) return;
@@ -55,7 +56,14 @@ void Autotuner::executed(const Response& r) {
 
 bool Autotuner::cycle_end(bool executed_any, Clock::time_point) {
   if (!tuning() || !executed_any) return false;
-  return ++steps_ >= steps_per_sample_;
+  return ++steps_ >= cycles_per_sample();
+}
+
+int Autotuner::cycles_per_sample() const {
+  // A slow cycle time is paced by the cycle, not by the work: fewer cycles tell as much, and each costs the job.
+  if (current_.cycle_time.count() <= 0) return steps_per_sample_;
+  const auto paced = static_cast<int>(kSamplePacing / current_.cycle_time);
+  return std::clamp(paced, std::min(kMinCyclesPerSample, steps_per_sample_), steps_per_sample_);
 }
 
 const TunedParams& Autotuner::agree(const Broadcast& broadcast) {

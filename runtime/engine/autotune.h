@@ -7,9 +7,10 @@
 // when that is under kAbandonBelow x the best score so far. The best scored setting wins, after at most
 // 3 + 3 x 7 samples. Cycle times go first because they decide small steps, and a fusion sweep at a slow cycle
 // would spend 15 samples there.
-// A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops: a count every rank agrees on (all ranks
-// execute the same responses), so every rank reaches the end of a sample at the same cycle and calls agree()
-// there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per sample to
+// The warm-up runs the first candidate (cycle time 0), not the configured setting, which may be the slowest.
+// A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops (fewer for slow cycle times, see
+// kSamplePacing): a count every rank agrees on (all ranks execute the same responses and run the same setting),
+// so every rank reaches the end of a sample at the same cycle and calls agree() there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per sample to
 // HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
 #pragma once
 
@@ -51,11 +52,16 @@ class Autotuner {
   static const std::vector<std::size_t> kFusionCandidates;
   static const std::vector<std::chrono::microseconds> kCycleCandidates;
   static constexpr double kAbandonBelow = 0.5;
+  // Cycle times past kSamplePacing / HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE get fewer cycles per sample (at least
+  // kMinCyclesPerSample): every rank knows the setting, so every rank still ends the sample at the same cycle.
+  static constexpr std::chrono::milliseconds kSamplePacing{20};
+  static constexpr int kMinCyclesPerSample = 4;
 
  private:
   enum class Phase { kWarmup, kCycle, kFusion, kDone };
   void score_and_advance(double bytes_per_s);  // rank 0
   void next_candidate();
+  int cycles_per_sample() const;
   // One CSV row: the setting measured in that sample (the last row, phase "final", is the chosen one).
   void log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate);
 

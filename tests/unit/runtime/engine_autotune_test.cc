@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include "runtime/config.h"
 #include "runtime/engine/autotune.h"
@@ -51,12 +52,13 @@ TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sampl
   CHECK(tuner.params() == winner);
   auto samples_of = [&](const TunedParams& p) { return std::count(sampled.begin() + 2, sampled.end(), p); };
   const TunedParams configured{128u << 20, std::chrono::microseconds(1000)};
-  CHECK(sampled[0] == configured);
-  CHECK(sampled[1] == configured);
+  // The warm-up runs the first cycle candidate, not the configured (slowest) cycle time.
+  CHECK(sampled[0] == TunedParams{128u << 20, std::chrono::microseconds(0)});
+  CHECK(sampled[1] == TunedParams{128u << 20, std::chrono::microseconds(0)});
   // Cycle times first, with the configured threshold: 0 ms (10x the bytes) scores three samples; 1 and 5 ms fall
   // under half of it at their first sample and stop there.
   CHECK(sampled[2] == TunedParams{128u << 20, std::chrono::microseconds(0)});
-  CHECK(samples_of({128u << 20, std::chrono::microseconds(0)}) == 3);
+  CHECK(samples_of({128u << 20, std::chrono::microseconds(0)}) == 3);  // after the warm-up's two
   CHECK(samples_of(configured) == 1);
   CHECK(samples_of({128u << 20, std::chrono::microseconds(5000)}) == 1);
   // Then the thresholds at 0 ms: the winner gets three samples; 32 MiB, after it, one; 128 MiB at 0 ms was scored
@@ -66,6 +68,29 @@ TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sampl
   CHECK(sampled.back() == TunedParams{32u << 20, std::chrono::microseconds(0)});
   // Fewer samples than the full grid of 3 x (3 + 5).
   CHECK(sampled.size() < 2 + 3 * (Autotuner::kFusionCandidates.size() + Autotuner::kCycleCandidates.size()));
+}
+
+TEST_CASE("autotune: a slow cycle time gets fewer cycles per sample, the same on every rank") {
+  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"}}));
+  REQUIRE(config.autotune_steps_per_sample == 20);
+  Autotuner tuner(config, 0);
+  const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
+  std::map<long long, std::vector<int>> cycles_by_cycle_time;  // microseconds -> cycles of each sample
+  int cycles = 0;
+  for (int guard = 0; tuner.tuning() && guard < 10'000; ++guard) {
+    const auto cycle_us = tuner.params().cycle_time.count();
+    tuner.executed(allreduce_of(cycle_us == 0 ? 10'000 : 1'000));
+    ++cycles;
+    if (tuner.cycle_end(true, Autotuner::Clock::now())) {
+      tuner.agree(identity);
+      cycles_by_cycle_time[cycle_us].push_back(std::exchange(cycles, 0));
+    }
+  }
+  CHECK_FALSE(tuner.tuning());
+  for (int c : cycles_by_cycle_time[0]) CHECK(c == 20);
+  for (int c : cycles_by_cycle_time[1000]) CHECK(c == 20);  // 20 ms / 1 ms
+  REQUIRE_FALSE(cycles_by_cycle_time[5000].empty());
+  for (int c : cycles_by_cycle_time[5000]) CHECK(c == 4);  // 20 ms / 5 ms
 }
 
 TEST_CASE("autotune: off by default, and then never samples") {
