@@ -7,7 +7,7 @@ check() {  # check "expected text" ARGS...
   expect_rc 2 "hvdrun $*"
   expect_err "$want" "hvdrun $*"
   [ "$(wc -l <<<"$ERR")" -eq 1 ] || fail "hvdrun $*: expected one line, got: $ERR"
-  pgrep -f "$HVD_BIN/hvd-agent.*--coordinator" >/dev/null && fail "hvdrun $*: an agent was started"
+  this_build_agents >/dev/null && fail "hvdrun $*: an agent was started"
   true
 }
 
