@@ -32,6 +32,7 @@ Autotuner::Autotuner(const Config& config, int rank)
       warmup_samples_(config.autotune_warmup_samples),
       samples_per_point_(config.autotune_samples_per_point),
       steps_per_sample_(config.autotune_steps_per_sample),
+      min_sample_(std::chrono::milliseconds(config.autotune_min_sample_ms)),
       phase_(config.autotune ? Phase::kWarmup : Phase::kDone),
       // The warm-up runs the first candidate: the configured cycle time may be the slowest setting of all.
       current_{config.fusion_threshold, config.autotune ? kCycleCandidates[0] : config.cycle_time},
@@ -71,15 +72,18 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
   const double seconds = std::chrono::duration<double>(now - sample_start_).count();
   const double rate = seconds > 0 ? static_cast<double>(bytes_) / seconds : 0;
   std::string decision;
-  if (rank_ == 0) {
+  // Too short a sample is mostly noise (one preemption halves it): rank 0 extends it over the next cycles, with
+  // the same setting on every rank, until it spans min_sample_.
+  const bool extend = rank_ == 0 && now - sample_start_ < min_sample_;
+  if (extend) {
+    decision = encode();
+  } else if (rank_ == 0) {
     const TunedParams measured = current_;
     const Phase measured_phase = phase_;
     score_and_advance(rate);
     log_row(sample_index_, measured_phase, measured, bytes_, seconds, rate);
     if (phase_ == Phase::kDone) log_row(sample_index_ + 1, Phase::kDone, current_, 0, 0, best_score_);
-    std::ostringstream out;
-    out << current_.fusion_threshold << ' ' << current_.cycle_time.count() << ' ' << static_cast<int>(phase_);
-    decision = out.str();
+    decision = encode();
   }
   decision = broadcast(decision);
   if (rank_ != 0) {
@@ -94,11 +98,18 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
     spdlog::info("autotune: fusion threshold {} bytes, cycle time {} ms", current_.fusion_threshold,
                  static_cast<double>(current_.cycle_time.count()) / 1000.0);
   }
-  ++sample_index_;
   steps_ = 0;
+  if (extend) return current_;
+  ++sample_index_;
   bytes_ = 0;
   sample_start_ = Clock::now();  // the broadcast is not part of the next sample
   return current_;
+}
+
+std::string Autotuner::encode() const {
+  std::ostringstream out;
+  out << current_.fusion_threshold << ' ' << current_.cycle_time.count() << ' ' << static_cast<int>(phase_);
+  return out.str();
 }
 
 void Autotuner::score_and_advance(double rate) {

@@ -9,9 +9,10 @@
 // would spend 15 samples there.
 // The warm-up runs the first candidate (cycle time 0), not the configured setting, which may be the slowest.
 // A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops (fewer for slow cycle times, see
-// kSamplePacing): a count every rank agrees on (all ranks execute the same responses and run the same setting),
-// so every rank reaches the end of a sample at the same cycle and calls agree() there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per sample to
-// HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
+// kSamplePacing), extended by rank 0 until it spans HOROVOD_AUTOTUNE_MIN_SAMPLE_MS (10): a count every rank agrees on
+// (all ranks execute the same responses and run the same setting), so every rank reaches the end of a sample at the
+// same cycle and calls agree() there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per
+// sample to HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
 #pragma once
 
 #include <chrono>
@@ -62,11 +63,13 @@ class Autotuner {
   void score_and_advance(double bytes_per_s);  // rank 0
   void next_candidate();
   int cycles_per_sample() const;
+  std::string encode() const;  // rank 0's decision as broadcast: fusion threshold, cycle time (us), phase
   // One CSV row: the setting measured in that sample (the last row, phase "final", is the chosen one).
   void log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate);
 
   const int rank_;
   const int warmup_samples_, samples_per_point_, steps_per_sample_;
+  const std::chrono::milliseconds min_sample_;
   Phase phase_;
   TunedParams current_;
   TunedParams best_;

@@ -6,7 +6,8 @@ TL="$HVD_BIN/hvd_timeline"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 cd "$TEST_TMP"
-fast=(-x HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=4 -x HOROVOD_AUTOTUNE_WARMUP_SAMPLES=2 -x HOROVOD_LOG_LEVEL=info)
+fast=(-x HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=4 -x HOROVOD_AUTOTUNE_WARMUP_SAMPLES=2 -x HOROVOD_AUTOTUNE_MIN_SAMPLE_MS=0
+      -x HOROVOD_LOG_LEVEL=info)
 
 run_hvdrun 120 -np 2 --autotune --autotune-log-file at.csv "${fast[@]}" "$TL" 400
 expect_rc 0 "autotune run"

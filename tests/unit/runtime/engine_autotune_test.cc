@@ -43,7 +43,8 @@ std::vector<TunedParams> search(Autotuner& tuner, const TunedParams& winner) {
 TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sample; keeps the best median") {
   Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"},
                                                   {"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "1"},
-                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "2"}}));
+                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "2"},
+                                                  {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "0"}}));
   REQUIRE(config.autotune);
   Autotuner tuner(config, 0);
   const TunedParams winner{8u << 20, std::chrono::microseconds(0)};
@@ -71,7 +72,7 @@ TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sampl
 }
 
 TEST_CASE("autotune: a slow cycle time gets fewer cycles per sample, the same on every rank") {
-  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"}}));
+  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"}, {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "0"}}));
   REQUIRE(config.autotune_steps_per_sample == 20);
   Autotuner tuner(config, 0);
   const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
@@ -91,6 +92,28 @@ TEST_CASE("autotune: a slow cycle time gets fewer cycles per sample, the same on
   for (int c : cycles_by_cycle_time[1000]) CHECK(c == 20);  // 20 ms / 1 ms
   REQUIRE_FALSE(cycles_by_cycle_time[5000].empty());
   for (int c : cycles_by_cycle_time[5000]) CHECK(c == 4);  // 20 ms / 5 ms
+}
+
+TEST_CASE("autotune: rank 0 extends a sample shorter than HOROVOD_AUTOTUNE_MIN_SAMPLE_MS") {
+  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"},
+                                                  {"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "1"},
+                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "1"},
+                                                  {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "5"}}));
+  REQUIRE(config.autotune_min_sample_ms == 5);
+  Autotuner tuner(config, 0);
+  const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
+  const TunedParams first = tuner.params();
+  // The warm-up and the first point (3 samples) run the same setting; 1-cycle samples of >= 1 ms each must
+  // stretch to 5 ms, so the setting changes after no fewer than 4 x 5 cycles (4 without the minimum).
+  int cycles = 0;
+  while (tuner.tuning() && tuner.params() == first && cycles < 1000) {
+    tuner.executed(allreduce_of(1'000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ++cycles;
+    if (tuner.cycle_end(true, Autotuner::Clock::now())) tuner.agree(identity);
+  }
+  CHECK(cycles >= 20);
+  CHECK(cycles < 1000);
 }
 
 TEST_CASE("autotune: off by default, and then never samples") {
