@@ -10,9 +10,9 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "agent/agent_main.h"
 #include "common/error.h"
@@ -33,9 +33,11 @@ constexpr int kAgentExitWaitMs = 10'000;
 // Threads of this process now (Threads: in /proc/self/status); 0 when unknown.
 int thread_count() {
   std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  std::string key;
+  int count = 0;
+  while (status >> key) {
+    if (key == "Threads:") return status >> count ? count : 0;
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return 0;
 }
