@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/crypto.h"
-#include "launcher/coordination_server.h"
+#include "launcher/session/coordination_server.h"
 #include "runtime/store/tcp_store.h"
 
 namespace {

@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
+#include "runtime/elastic/elastic_backend.h"
 
 namespace hvd::detail {
 namespace {
@@ -17,10 +18,16 @@ namespace {
 std::mutex g_mutex;
 std::unique_ptr<Runtime> g_owner;  // guarded by g_mutex
 std::atomic<Runtime*> g_runtime{nullptr};
+// Elastic jobs: the generation this process last joined, kept across runtimes so that hvd::shutdown() and
+// hvd::init() (or reset()) ask hvdrun for a newer one, never the one the old runtime left.
+std::int64_t g_elastic_generation = -1;  // guarded by g_mutex
 
 void setup_logging_once(const Config& config, int rank) {
-  // Logger names are per process; a second init() reuses the first logger and only changes its level.
-  if (spdlog::default_logger() && spdlog::default_logger()->name().rfind("hvd rank", 0) == 0) {
+  // Logger names are per process; a second init() reuses the first logger and only changes its level, unless the
+  // rank changed (an elastic reset), which the prefix must say.
+  const std::string name = "hvd rank " + std::to_string(rank);
+  if (spdlog::default_logger() && spdlog::default_logger()->name().rfind("hvd rank", 0) == 0 &&
+      spdlog::default_logger()->name() == name) {
     spdlog::set_level(spdlog::level::from_str(config.log_level));
     return;
   }
@@ -31,19 +38,40 @@ void setup_logging_once(const Config& config, int rank) {
 
 void Runtime::init() {
   std::lock_guard lock(g_mutex);
+  init_locked();
+}
+
+void Runtime::init_locked() {
   if (g_owner) return;
   auto env = process_env();
   std::unique_ptr<Runtime> rt(new Runtime());
   rt->config_ = read_config(env);
-  auto connection = connect_cpu_backend(read_start_config(env));
+  const StartConfig start = read_start_config(env);
+  const auto elastic = read_elastic_config(env);
+  CpuConnection connection;
+  if (elastic) {
+    auto joined = connect_elastic(start, *elastic, g_elastic_generation);
+    connection = std::move(joined.connection);
+    rt->elastic_ = joined.answer;
+    g_elastic_generation = joined.answer.generation;
+  } else {
+    connection = connect_cpu_backend(start);
+  }
   rt->cpu_backend_ = connection.backend;
   rt->store_ = std::move(connection.store);
   rt->comm_ = std::move(connection.comm);
   const Topology& topo = rt->comm_->topology();
   setup_logging_once(rt->config_, topo.rank);
   rt->engine_ = std::make_unique<Engine>(rt->config_, *rt->comm_);
-  spdlog::debug("hvd initialized: rank {} of {} on {}, CPU backend {}", topo.rank, topo.size, topo.hostname,
-                rt->cpu_backend_);
+  if (elastic) {
+    Runtime* self = rt.get();
+    rt->watcher_ = std::make_unique<EventWatcher>(
+        connect_elastic_store(start), rt->elastic_->events + 1,
+        [self](std::int64_t n, const std::string& value) { self->on_elastic_event(n, value); });
+  }
+  spdlog::debug("hvd initialized: rank {} of {} on {}, CPU backend {}{}", topo.rank, topo.size, topo.hostname,
+                rt->cpu_backend_,
+                elastic ? ", elastic generation " + std::to_string(rt->elastic_->generation) : std::string());
   g_runtime.store(rt.get());
   g_owner = std::move(rt);
   // A program that never calls hvd::shutdown() still stops the engine at exit, before spdlog's statics go.
@@ -61,6 +89,32 @@ void Runtime::shutdown() {
   // Destroyed outside the lock: the engine's last cycle may take a while and queries should fail fast meanwhile.
 }
 
+void Runtime::reset() {
+  std::lock_guard lock(g_mutex);
+  if (!read_elastic_config(process_env())) {
+    throw Error(ErrorKind::kUsage,
+                "hvd::elastic::reset() outside an elastic job: start the job with hvdrun --min-np/--max-np (or "
+                "--host-discovery-script) so that hvdrun can re-form it");
+  }
+  if (g_owner) {
+    g_runtime.store(nullptr);
+    std::unique_ptr<Runtime> old = std::move(g_owner);
+    // Nothing of the old job is waited for: peers may be dead, or already in the next rendezvous.
+    old->comm_->abort("the runtime is being reset (hvd::elastic::reset)");
+    old.reset();
+  }
+  init_locked();
+}
+
+void Runtime::on_elastic_event(std::int64_t n, const std::string& value) noexcept {
+  if (value == "reset") {
+    comm_->abort("hvdrun is re-forming the job (elastic event " + std::to_string(n) +
+                 ": a worker failed or a host was lost); hvd::elastic::run resets and goes on from the last commit");
+  } else if (value == "hosts_updated") {
+    hosts_updated_.store(true);
+  }
+}
+
 bool Runtime::initialized() { return g_runtime.load() != nullptr; }
 
 Runtime& Runtime::get() {
@@ -71,8 +125,10 @@ Runtime& Runtime::get() {
 
 Runtime::~Runtime() {
   // The engine goes first: its thread uses the communicator, which uses the store.
+  // The watcher stays until the engine is down, so a reset announced meanwhile still unblocks it.
   if (engine_) engine_->shutdown();
   engine_.reset();
+  watcher_.reset();
   comm_.reset();
   store_.reset();
 }

@@ -40,6 +40,10 @@ HVD_API bool enabled();
 // frameworks that keep their own loop (the Python binding).
 HVD_API void reset();
 
+// The generation of the job this process is in: hvdrun's count of the job's formations, from the last rendezvous
+// (it grows by one or more at every reset). -1 outside an elastic job. Needs init().
+HVD_API std::int64_t generation();
+
 // A collective over all ranks: whether rank 0 heard from hvdrun that hosts were added or removed since the last
 // reset. All ranks get rank 0's answer, so all of them interrupt at the same commit.
 HVD_API bool hosts_updated();

@@ -4,7 +4,8 @@
 //  - every rank calls the same operations in the same order (the engine guarantees it);
 //  - calls come from one thread (the engine's background thread);
 //  - a broken peer fails the call, and every later one, with hvd::Error naming the peer's rank and host;
-//  - no call busy-waits without bound: ranks may outnumber cores.
+//  - no call busy-waits without bound: ranks may outnumber cores;
+//  - abort() is the one exception to "one thread": any thread may call it, at any time.
 #pragma once
 
 #include <chrono>
@@ -82,6 +83,11 @@ class Communicator {
   // empty vector); rank 0's bytes go to all (the argument is ignored elsewhere). Any length.
   virtual std::vector<std::string> gather_to_root(const std::string& mine) = 0;
   virtual std::string broadcast_from_root(const std::string& from_root) = 0;
+
+  // Elastic jobs: hvdrun is re-forming the job. From any thread: the operation in flight (blocked on a peer that
+  // may never answer, e.g. its host vanished without closing its sockets) and every later one fail at once with
+  // ErrorKind::kMembership naming `reason`. Never throws. The default (one rank, nothing ever waits) does nothing.
+  virtual void abort(const std::string& /*reason*/) noexcept {}
 
  private:
   std::vector<std::byte> pack_scratch_;  // allreduce_buffers' default only

@@ -16,6 +16,10 @@ class HierarchicalCommunicator : public TcpCommunicator {
   HierarchicalCommunicator(Topology topology, std::unique_ptr<TcpMesh> mesh, std::unique_ptr<ShmCommunicator> local,
                            std::vector<int> leaders);
   void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
+  void abort(const std::string& reason) noexcept override {
+    local_->abort(reason);
+    TcpCommunicator::abort(reason);
+  }
 
  private:
   void on_failure(const std::string& reason) noexcept override;

@@ -54,7 +54,7 @@ expect_one_line "--mpi-args with an open quote"
 pass "agent-only flags and an unclosed --mpi-args quote -> exit 2"
 
 # --check-build: exactly what CMake found for this build (its generated build_info.h), and exit 0.
-BUILD_INFO="$HVD_BIN/../launcher/generated/launcher/build_info.h"
+BUILD_INFO="$HVD_BIN/../launcher/generated/launcher/checks/build_info.h"
 [ -f "$BUILD_INFO" ] || fail "no $BUILD_INFO: is HVD_BIN a build tree's bin/?"
 info() { sed -n "s/.*$1 = \"\{0,1\}\([^\";]*\)\"\{0,1\};.*/\1/p" "$BUILD_INFO"; }
 run_hvdrun 20 --check-build

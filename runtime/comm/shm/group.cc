@@ -75,17 +75,17 @@ ShmSegment join_segment(Store& store, const std::string& prefix, const std::stri
   auto seg = ShmSegment::open(store.get(key, timeout), bytes);
   auto* h = reinterpret_cast<shm::Header*>(seg.data());
   if (h->magic != shm::kMagic || h->local_size != n || h->chunk_bytes != chunk) {
-    throw Error(ErrorKind::kBackend, "shared memory " + seg.name() + " of " + describe(peers[0]) +
-                " does not match this rank's view of the host group (different hvd builds or options?)");
+    throw Error(ErrorKind::kBackend,
+                "shared memory " + seg.name() + " of " + describe(peers[0]) +
+                    " does not match this rank's view of the host group (different hvd builds or options?)");
   }
   store.set(key + "/mapped/" + std::to_string(local_rank), "1");
   return seg;
 }
 }  // namespace
 
-ShmGroup::ShmGroup(Store& store, const std::string& key_prefix, const std::string& job_id,
-                   std::vector<PeerInfo> peers, int local_rank, std::size_t chunk_bytes,
-                   std::chrono::milliseconds timeout)
+ShmGroup::ShmGroup(Store& store, const std::string& key_prefix, const std::string& job_id, std::vector<PeerInfo> peers,
+                   int local_rank, std::size_t chunk_bytes, std::chrono::milliseconds timeout)
     : peers_(std::move(peers)),
       rank_(local_rank),
       chunk_(shm::round_up(chunk_bytes, shm::kPage)),
@@ -135,7 +135,7 @@ void ShmGroup::wait_for(int peer, std::uint32_t target, const char* op) {
     HVD_CPU_RELAX();
     if (reached(peer, target)) return;
     if ((i & 63u) == 0) {
-      if (header_->aborted.load(std::memory_order_acquire) != 0) throw_failure(op);
+      if (header_->aborted.load(std::memory_order_acquire) != 0 || interrupted()) throw_failure(op);
       auto waited = Clock::now() - start;
       if (waited > spin_) break;
       if (same_cpu || waited > pure_spin_) ::sched_yield();
@@ -145,10 +145,12 @@ void ShmGroup::wait_for(int peer, std::uint32_t target, const char* op) {
     c->waiters.fetch_add(1, std::memory_order_seq_cst);
     auto v = c->seq.load(std::memory_order_seq_cst);
     bool done = static_cast<std::int32_t>(v - target) >= 0;
-    if (!done && header_->aborted.load(std::memory_order_seq_cst) == 0) futex_wait(&c->seq, v, kSleepSlice);
+    if (!done && header_->aborted.load(std::memory_order_seq_cst) == 0 && !interrupted()) {
+      futex_wait(&c->seq, v, kSleepSlice);
+    }
     c->waiters.fetch_sub(1, std::memory_order_seq_cst);
     if (done || reached(peer, target)) break;
-    if (header_->aborted.load(std::memory_order_acquire) != 0) throw_failure(op);
+    if (header_->aborted.load(std::memory_order_acquire) != 0 || interrupted()) throw_failure(op);
     if (int dead = watch_.find_dead(); dead >= 0) {
       if (!failed_) failed_peer_ = peers_[static_cast<std::size_t>(dead)].rank;
       abort(describe(peers_[static_cast<std::size_t>(dead)]) + " exited (pid " +
@@ -173,16 +175,40 @@ void ShmGroup::abort(const std::string& reason) noexcept {
   std::memcpy(me->reason, reason.data(), n);
   me->reason[n] = '\0';
   std::uint32_t expected = 0;
-  header_->aborted.compare_exchange_strong(expected, static_cast<std::uint32_t>(rank_ + 1),
-                                           std::memory_order_seq_cst);
+  header_->aborted.compare_exchange_strong(expected, static_cast<std::uint32_t>(rank_ + 1), std::memory_order_seq_cst);
+  for (auto* c : controls_) futex_wake_all(&c->seq);
+}
+
+void ShmGroup::interrupt(const std::string& reason) noexcept {
+  {
+    std::lock_guard lock(interrupt_mutex_);
+    if (interrupt_reason_.empty()) {
+      try {
+        interrupt_reason_ = reason;
+      } catch (...) {
+      }
+    }
+  }
+  interrupted_.store(true, std::memory_order_seq_cst);
+  // Wakes this rank's waiter (peers woken by it go back to sleep).
   for (auto* c : controls_) futex_wake_all(&c->seq);
 }
 
 void ShmGroup::check(const char* op) {
-  if (failed_ || header_->aborted.load(std::memory_order_acquire) != 0) throw_failure(op);
+  if (failed_ || header_->aborted.load(std::memory_order_acquire) != 0 || interrupted()) throw_failure(op);
 }
 
 void ShmGroup::throw_failure(const char* op) {
+  if (interrupted()) {
+    std::string reason;
+    {
+      std::lock_guard lock(interrupt_mutex_);
+      reason = interrupt_reason_;
+    }
+    const auto& self = peers_[static_cast<std::size_t>(rank_)];
+    throw Error(ErrorKind::kMembership, std::string(op) + " on " + describe(self) + " interrupted: " + reason,
+                {.rank = self.rank, .host = self.host});
+  }
   if (!failed_) {
     auto who = header_->aborted.load(std::memory_order_acquire);
     const auto& peer = peers_[who - 1];

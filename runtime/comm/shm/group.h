@@ -8,8 +8,10 @@
 // abort()) puts the group in a failed state: the current and every later wait throws hvd::Error with the reason.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +53,9 @@ class ShmGroup {
   }
   // Marks the group failed with `reason` (first caller wins) and wakes every waiter. Never throws.
   void abort(const std::string& reason) noexcept;
+  // From any thread (Communicator::abort): this rank's current and every later wait throws ErrorKind::kMembership
+  // with `reason`; the peers are not told (each hears hvdrun's reset itself). Never throws.
+  void interrupt(const std::string& reason) noexcept;
   // Throws if the group has failed.
   void check(const char* op);
 
@@ -58,6 +63,7 @@ class ShmGroup {
   void wait_for(int peer, std::uint32_t target, const char* op);
   bool reached(int peer, std::uint32_t target) const;
   [[noreturn]] void throw_failure(const char* op);
+  bool interrupted() const { return interrupted_.load(std::memory_order_acquire); }
 
   std::vector<PeerInfo> peers_;
   int rank_;
@@ -71,8 +77,11 @@ class ShmGroup {
   std::uint32_t round_ = 0;
   std::chrono::nanoseconds spin_max_, spin_;  // adaptive spin budget, within [1 us, spin_max_]
   std::chrono::nanoseconds pure_spin_;        // spinning without sched_yield (all of it unless oversubscribed)
-  std::optional<std::string> failed_;          // set once; every later call rethrows it
-  int failed_peer_ = -1;                       // the dead rank, when this rank found it
+  std::optional<std::string> failed_;         // set once; every later call rethrows it
+  int failed_peer_ = -1;                      // the dead rank, when this rank found it
+  std::atomic<bool> interrupted_{false};
+  std::mutex interrupt_mutex_;
+  std::string interrupt_reason_;  // guarded by interrupt_mutex_; set before interrupted_
 };
 
 }  // namespace hvd::detail

@@ -1,6 +1,7 @@
 // Communicator for ranks that all share one host: every collective goes through the host group's
 // shared-memory slots (shm/group.h), chunk by chunk, in rounds that alternate the two slot buffers.
-//  allreduce  (and allreduce_buffers, which reads and writes the caller's buffers as if they were one) small: each rank copies its input into its slot, one barrier, every rank reduces all slots
+//  allreduce  (and allreduce_buffers, which reads and writes the caller's buffers as if they were one) small: each rank
+//  copies its input into its slot, one barrier, every rank reduces all slots
 //             (rank order, so every rank gets bit-identical results); large: per chunk, each rank copies in the
 //             parts the others own, barrier, reduces its own part straight from its input and the peers' slots,
 //             barrier, copies the others' reduced parts out (1 + 2/n copies of the data per rank, no scratch).
@@ -36,6 +37,9 @@ class ShmCommunicator : public Communicator {
   void barrier() override;
   std::vector<std::string> gather_to_root(const std::string& mine) override;
   std::string broadcast_from_root(const std::string& from_root) override;
+  void abort(const std::string& reason) noexcept override {
+    if (group_) group_->interrupt(reason);
+  }
 
   ShmGroup* group() { return group_.get(); }
 
@@ -56,7 +60,7 @@ class ShmCommunicator : public Communicator {
   Topology topology_;
   std::unique_ptr<ShmGroup> group_;
   std::size_t small_bytes_;
-  std::vector<std::byte> scratch_;  // adasum only; grows, never shrinks
+  std::vector<std::byte> scratch_;   // adasum only; grows, never shrinks
   std::vector<std::size_t> starts_;  // allreduce: first element of each buffer; grows, never shrinks
 };
 

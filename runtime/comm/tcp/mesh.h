@@ -5,7 +5,9 @@
 // down, so the peers' pending calls fail too instead of waiting.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,9 @@ class TcpMesh : public Links {
 
   // Marks the mesh failed with `reason` (first reason wins) and shuts every link down. Never throws.
   void fail(const std::string& reason) noexcept;
+  // fail() for other threads (Communicator::abort): shuts every link down so that a blocked sendrecv wakes, and
+  // makes the pending and every later call throw ErrorKind::kMembership with `reason`. Never throws.
+  void abort(const std::string& reason) noexcept;
   void check() const;
   const PeerInfo& peer(int rank) const { return peers_[static_cast<std::size_t>(rank)]; }
 
@@ -37,12 +42,16 @@ class TcpMesh : public Links {
   void accept_one(TcpListener& listener, const std::string& secret, const std::string& job_id,
                   std::chrono::milliseconds timeout);
   [[noreturn]] void link_error(int peer, const char* what, const std::string& detail);
+  [[noreturn]] void throw_aborted() const;
 
   std::vector<PeerInfo> peers_;
   int rank_;
-  std::vector<UniqueFd> links_;          // links_[r]: socket to rank r (invalid for ourselves)
+  std::vector<UniqueFd> links_;  // links_[r]: socket to rank r (invalid for ourselves)
   std::optional<std::string> failed_;
   int failed_peer_ = -1;  // the peer whose link failed first, when known
+  std::atomic<bool> aborted_{false};
+  mutable std::mutex abort_mutex_;
+  std::string abort_reason_;  // guarded by abort_mutex_; set before aborted_
 };
 
 }  // namespace hvd::detail

@@ -1,4 +1,4 @@
-#include "launcher/command_check.h"
+#include "launcher/checks/command_check.h"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>

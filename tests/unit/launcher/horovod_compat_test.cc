@@ -1,6 +1,6 @@
 // --horovod-compat: the flag parses, the shim is found beside hvdrun (build tree layout) or refused with the
 // places looked at, and PYTHONPATH gets the shim first, ahead of -x PYTHONPATH or hvdrun's own.
-#include "launcher/horovod_compat.h"
+#include "launcher/cli/horovod_compat.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

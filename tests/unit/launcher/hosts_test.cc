@@ -1,4 +1,4 @@
-#include "launcher/hosts.h"
+#include "launcher/plan/hosts.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "launcher/local_host.h"
+#include "launcher/plan/local_host.h"
 
 #include <doctest/doctest.h>
 
@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "common/logging.h"
-#include "launcher/ssh_agent.h"
-#include "launcher/ssh_connection.h"
+#include "launcher/ssh/ssh_agent.h"
+#include "launcher/ssh/ssh_connection.h"
 
 using hvd::launcher::is_local_host;
 using hvd::launcher::local_interface_addresses;

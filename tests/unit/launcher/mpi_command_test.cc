@@ -1,4 +1,4 @@
-#include "launcher/mpi_command.h"
+#include "launcher/mpi/mpi_command.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

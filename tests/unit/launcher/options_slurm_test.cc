@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "common/error.h"
-#include "launcher/options.h"
+#include "launcher/cli/options.h"
 
 using hvd::UsageError;
 using hvd::launcher::HostSpec;

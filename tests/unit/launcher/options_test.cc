@@ -1,4 +1,4 @@
-#include "launcher/options.h"
+#include "launcher/cli/options.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "launcher/output_sink.h"
+#include "launcher/session/output_sink.h"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "launcher/plan.h"
+#include "launcher/plan/plan.h"
 
 #include <doctest/doctest.h>
 

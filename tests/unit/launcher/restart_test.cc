@@ -1,4 +1,4 @@
-#include "launcher/restart.h"
+#include "launcher/session/restart.h"
 
 #include <doctest/doctest.h>
 

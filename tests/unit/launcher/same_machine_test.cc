@@ -1,4 +1,4 @@
-#include "launcher/same_machine.h"
+#include "launcher/checks/same_machine.h"
 
 #include <doctest/doctest.h>
 

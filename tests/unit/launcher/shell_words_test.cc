@@ -1,4 +1,4 @@
-#include "launcher/shell_words.h"
+#include "launcher/cli/shell_words.h"
 
 #include <doctest/doctest.h>
 

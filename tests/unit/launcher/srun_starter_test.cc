@@ -1,4 +1,4 @@
-#include "launcher/srun_starter.h"
+#include "launcher/slurm/srun_starter.h"
 
 #include <doctest/doctest.h>
 

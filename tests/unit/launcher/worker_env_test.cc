@@ -1,4 +1,4 @@
-#include "launcher/worker_env.h"
+#include "launcher/plan/worker_env.h"
 
 #include <doctest/doctest.h>
 

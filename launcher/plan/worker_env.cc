@@ -1,0 +1,53 @@
+#include "launcher/plan/worker_env.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/protocol.h"
+
+namespace hvd::launcher {
+
+bool is_reserved_env(std::string_view name) {
+  return std::find(kReservedEnv.begin(), kReservedEnv.end(), name) != kReservedEnv.end();
+}
+
+bool is_forwarded_env(std::string_view name) {
+  if (is_reserved_env(name)) return false;
+  return std::any_of(kForwardedEnv.begin(), kForwardedEnv.end(), [name](std::string_view pattern) {
+    if (pattern.ends_with('*')) return name.starts_with(pattern.substr(0, pattern.size() - 1));
+    return name == pattern;
+  });
+}
+
+EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, const std::string& store_addr,
+                  const std::string& secret_hex, const std::string& data_addr) {
+  EnvMap env;
+  env.emplace("PYTHONUNBUFFERED", "1");  // before the exports: -x PYTHONUNBUFFERED=0 may turn it off
+  for (const auto& [name, value] : options.exports) env[name] = value;
+  env["HOROVOD_RANK"] = std::to_string(slot.rank);
+  env["HOROVOD_SIZE"] = std::to_string(size);
+  env["HOROVOD_LOCAL_RANK"] = std::to_string(slot.local_rank);
+  env["HOROVOD_LOCAL_SIZE"] = std::to_string(slot.local_size);
+  env["HOROVOD_CROSS_RANK"] = std::to_string(slot.cross_rank);
+  env["HOROVOD_CROSS_SIZE"] = std::to_string(slot.cross_size);
+  env["HOROVOD_HOSTNAME"] = slot.host;
+  env[protocol::kEnvStoreAddr] = store_addr;
+  // The agent already hands its workers the secret it read on stdin; an empty value keeps it out of the
+  // launch frame, which is authenticated but not encrypted.
+  if (!secret_hex.empty()) env[protocol::kEnvSecret] = secret_hex;
+  if (!data_addr.empty()) env[protocol::kEnvDataAddr] = data_addr;
+  return env;
+}
+
+EnvMap forwarded_env(const char* const* environ_) {
+  EnvMap env;
+  for (auto entry = environ_; entry != nullptr && *entry != nullptr; ++entry) {
+    const char* equals = std::strchr(*entry, '=');
+    if (equals == nullptr) continue;
+    std::string name(*entry, equals);
+    if (is_forwarded_env(name)) env.emplace(std::move(name), equals + 1);
+  }
+  return env;
+}
+
+}  // namespace hvd::launcher

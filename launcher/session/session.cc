@@ -1,0 +1,400 @@
+#include "launcher/session/session.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "common/crypto.h"
+#include "common/protocol.h"
+#include "launcher/session/agent_starter.h"
+#include "launcher/cli/exit_codes.h"
+#include "launcher/plan/local_host.h"
+#include "launcher/checks/same_machine.h"
+#include "launcher/slurm/srun_starter.h"
+#include "launcher/plan/worker_env.h"
+
+namespace hvd::launcher {
+namespace {
+
+// How long hvdrun waits, after a second signal, for the agents to confirm their workers are killed.
+constexpr std::chrono::seconds kKillConfirmBound{3};
+
+std::string describe_signal(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
+}
+
+std::string seconds(double s) {
+  auto text = std::to_string(s);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text + " s";
+}
+
+}  // namespace
+
+Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
+    : options_(std::move(options)),
+      plan_(std::move(plan)),
+      agent_path_(std::move(agent_path)),
+      secret_hex_(make_job_secret_hex()),
+      signals_(io_, SIGINT, SIGTERM, SIGHUP),
+      start_timer_(io_),
+      heartbeat_timer_(io_),
+      teardown_timer_(io_),
+      printer_(io_, options_.output_dir, options_.prefix_timestamp,
+               [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
+      ranks_(plan_.size()) {
+  for (const auto& host : plan_.hosts) {
+    Agent agent;
+    agent.host = host.name;
+    agent.ranks = plan_.ranks_on(host.name);
+    agents_.push_back(std::move(agent));
+  }
+}
+
+int Session::run() {
+  server_ = std::make_unique<CoordinationServer>(
+      io_, coordinator_bind_address(plan_, options_), from_hex(secret_hex_),
+      [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
+        on_agent_link(std::move(link), hello);
+      });
+  spdlog::info("coordination server listening on {}:{}", coordinator_bind_address(plan_, options_), server_->port());
+  do_wait_signal();
+  start_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(options_.start_timeout_s * 1000)));
+  start_timer_.async_wait([this](std::error_code ec) {
+    if (!ec) on_start_timeout();
+  });
+  start_agents();
+  do_heartbeat();
+  io_.run();
+  return exit_code_.value_or(exit_code::kOk);
+}
+
+void Session::start_agents() {
+  std::vector<AgentStart> srun_starts;
+  for (auto& agent : agents_) {
+    AgentStart start;
+    start.host = agent.host;
+    start.agent_path = agent_path_;
+    start.coordinator_port = server_->port();
+    start.secret_hex = secret_hex_;
+    start.log_level = options_.verbose ? "info" : "warning";
+    start.on_ended = [this, host = agent.host](const std::string& reason) {
+      if (Agent* a = find_agent(host)) on_agent_ended(*a, reason);
+    };
+    if (options_.launcher == LaunchOptions::Launcher::kSlurm) {
+      srun_starts.push_back(std::move(start));  // one srun starts them all, below
+      continue;
+    }
+    try {
+      agent.process = start_agent(io_, std::move(start), plan_, options_);
+    } catch (const std::exception& e) {
+      agent.failure = e.what();
+      agent.done = true;
+      fail(exit_code::kStartFailed, "hvdrun: cannot start the agent on " + agent.host + ": " + e.what());
+      return;
+    }
+  }
+  if (srun_starts.empty()) return;
+  try {
+    auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, options_);
+    for (size_t i = 0; i < agents_.size(); ++i) agents_[i].process = std::move(processes[i]);
+  } catch (const std::exception& e) {
+    fail(exit_code::kStartFailed, std::string("hvdrun: cannot start the agents with srun: ") + e.what());
+  }
+}
+
+std::vector<std::string> Session::connected_hosts() const {
+  std::vector<std::string> hosts;
+  for (const auto& a : agents_) {
+    if (a.link) hosts.push_back(a.host);
+  }
+  return hosts;
+}
+
+Session::Agent* Session::find_agent(const std::string& host) {
+  for (auto& a : agents_) {
+    if (a.host == host) return &a;
+  }
+  return nullptr;
+}
+
+void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
+  const std::string host = hello.value("host", "");
+  Agent* agent = find_agent(host);
+  if (!agent || agent->link || tearing_down_) {
+    spdlog::warn("rejected an agent link from {} for host '{}': {}", link->peer(), host,
+                 agent ? "that host's agent is already connected" : "no such host in this job");
+    link->close("unexpected agent");
+    return;
+  }
+  agent->link = link;
+  agent->machine = hello.value("machine", "");
+  agent->last_heard = std::chrono::steady_clock::now();
+  link->set_handlers([this, agent](const nlohmann::json& m) { on_agent_message(*agent, m); },
+                     [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
+  spdlog::info("agent on {} connected from {}", host, link->peer());
+  for (const auto& a : agents_) {
+    if (!a.link) return check_start_failures();
+  }
+  std::vector<std::string> machines;
+  for (const auto& a : agents_) machines.push_back(a.machine);
+  if (auto problem = same_machine_problem(plan_.hosts, machines); !problem.empty()) {
+    return fail(exit_code::kUsage, "hvdrun: " + problem);
+  }
+  launch_all();
+}
+
+void Session::launch_all() {
+  start_timer_.cancel();
+  launched_ = true;
+  const std::string cwd = std::filesystem::current_path().string();
+  for (auto& agent : agents_) {
+    // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
+    // address hvdrun saw the agent come from: both are known to route between these two hosts.
+    const std::string store_addr = agent.link->local_address() + ":" + std::to_string(server_->port());
+    const std::string data_addr = agent.link->remote_address();
+    // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
+    const EnvMap inherited = is_local_host(agent.host) ? EnvMap{} : forwarded_env(environ);
+    nlohmann::json ranks = nlohmann::json::array();
+    for (int r : agent.ranks) {
+      EnvMap env = inherited;
+      for (auto& [name, value] : worker_env(plan_.slots[r], plan_.size(), options_, store_addr, "", data_addr)) {
+        env[name] = value;
+      }
+      ranks.push_back({{"rank", r}, {"env", env}});
+    }
+    agent.link->send({{"type", "launch"},
+                      {"command", options_.command},
+                      {"cwd", cwd},
+                      {"kill_grace_s", options_.kill_grace_s},
+                      {"output_window", protocol::kOutputWindow},
+                      {"ranks", ranks}});
+  }
+}
+
+void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
+  agent.last_heard = std::chrono::steady_clock::now();
+  const std::string type = message.value("type", "");
+  if (type == "output") {
+    const int rank = message.value("rank", -1);
+    const bool is_stderr = message.value("stream", "") == "stderr";
+    last_output_ = std::chrono::steady_clock::now();
+    const auto& lines = message.at("lines");
+    std::size_t bytes = 0;
+    for (const auto& line : lines) bytes += line.get_ref<const std::string&>().size();
+    const std::size_t cost = protocol::output_cost(bytes, lines.size());
+    const int index = static_cast<int>(&agent - agents_.data());
+    if (output_handler_) {
+      for (const auto& line : lines) output_handler_(rank, is_stderr, line.get<std::string>());
+      on_output_written(index, cost);
+    } else {
+      printer_.lines(rank, is_stderr, lines, index, cost);
+    }
+  } else if (type == "started") {
+    ranks_.at(message.at("rank").get<int>()).pid = message.value("pid", 0);
+  } else if (type == "exit") {
+    on_worker_exit(agent, message);
+  } else if (type == "spawn_failed") {
+    const int rank = message.value("rank", -1);
+    ranks_.at(rank).exited = true;
+    fail(message.value("code", exit_code::kNotFound),
+         "hvdrun: rank " + std::to_string(rank) + " on " + agent.host + ": " + message.value("error", "cannot start"));
+  } else if (type == "bye") {
+    agent.done = true;
+    agent.link->close_after_flush();
+    maybe_finish();
+  } else if (type != "heartbeat") {
+    spdlog::warn("agent on {} sent an unknown message type '{}'", agent.host, type);
+  }
+}
+
+void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
+  const int rank = message.at("rank").get<int>();
+  ranks_.at(rank).exited = true;
+  const std::string who = "rank " + std::to_string(rank) + " on " + agent.host + " (pid " +
+                          std::to_string(message.value("pid", 0)) + ")";
+  if (message.contains("signal")) {
+    const int signal = message.at("signal").get<int>();
+    fail(exit_code::kSignalBase + signal, "hvdrun: " + who + " was killed by " + describe_signal(signal));
+  } else if (int code = message.value("code", 0); code != 0) {
+    fail(code, "hvdrun: " + who + " exited with code " + std::to_string(code));
+  }
+  maybe_finish();
+}
+
+void Session::on_agent_closed(Agent& agent, const std::string& reason) {
+  const bool expected = agent.done || tearing_down_;
+  agent.done = true;
+  if (!expected) {
+    fail(exit_code::kAgentLost,
+         "hvdrun: lost the agent on " + agent.host + " (" + reason + "); stopping the job on every host");
+  }
+  maybe_finish();
+}
+
+void Session::on_agent_ended(Agent& agent, const std::string& reason) {
+  if (agent.done) return maybe_finish();
+  if (!launched_) {
+    agent.failure = reason;
+    agent.done = true;
+    return check_start_failures();
+  }
+  if (!agent.link || !agent.link->open()) {
+    agent.done = true;
+    if (!tearing_down_) fail(exit_code::kAgentLost, "hvdrun: lost the agent on " + reason);
+  }
+  maybe_finish();
+}
+
+void Session::check_start_failures() {
+  // Wait until every host has either connected or failed, so the error names every failed host at once.
+  std::string failures;
+  for (const auto& a : agents_) {
+    if (!a.link && a.failure.empty()) return;
+    if (!a.failure.empty()) failures += (failures.empty() ? "" : "; ") + a.failure;
+  }
+  if (!failures.empty()) fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + failures);
+}
+
+void Session::on_start_timeout() {
+  std::string missing;
+  for (const auto& a : agents_) {
+    if (!a.link) missing += (missing.empty() ? "" : ", ") + a.host + (a.failure.empty() ? "" : " (" + a.failure + ")");
+  }
+  fail(exit_code::kStartFailed, "hvdrun: the job did not start: no agent connected within " +
+                                    seconds(options_.start_timeout_s) + " from " + missing +
+                                    "; check the hosts or raise --start-timeout");
+}
+
+void Session::fail(int code, const std::string& message) {
+  if (exit_code_) return;  // the first failure decides the job's fate
+  exit_code_ = code;
+  printer_.message(message);
+  begin_teardown();
+}
+
+void Session::begin_teardown() {
+  if (tearing_down_) return;
+  tearing_down_ = true;
+  start_timer_.cancel();
+  for (auto& a : agents_) {
+    if (a.link && a.link->open() && !a.done) {
+      a.link->send({{"type", "terminate"}});
+    } else if (!a.done) {
+      a.process.reset();  // never connected: closing its stdin stops it
+      a.done = true;
+    }
+  }
+  teardown_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(options_.kill_grace_s * 1000) + 5000));
+  teardown_timer_.async_wait([this](std::error_code ec) {
+    if (!ec) force_stop();
+  });
+  maybe_finish();
+}
+
+void Session::force_stop() {
+  const bool output_flowing = std::chrono::steady_clock::now() - last_output_ < std::chrono::seconds(5);
+  if (!killing_ && (printer_.buffered() > 0 || output_flowing)) {
+    // The agents are still sending output that a slow reader holds back: not a hang. Wait on.
+    teardown_timer_.expires_after(std::chrono::seconds(5));
+    teardown_timer_.async_wait([this](std::error_code ec) {
+      if (!ec) force_stop();
+    });
+    return;
+  }
+  finish(!killing_);
+}
+
+void Session::kill_now() {
+  killing_ = true;
+  for (auto& a : agents_) {
+    if (a.link && a.link->open() && !a.done) a.link->send({{"type", "kill"}});
+  }
+  teardown_timer_.expires_after(kKillConfirmBound);
+  teardown_timer_.async_wait([this](std::error_code ec) {
+    if (!ec) finish(false);
+  });
+  maybe_finish();
+}
+
+void Session::finish(bool drain_output) {
+  if (finishing_) {
+    if (!drain_output) io_.stop();  // a signal while the output drains: stop now
+    return;
+  }
+  finishing_ = true;
+  // Closing the agents' stdin makes each kill what is left of its workers and exit.
+  for (auto& a : agents_) {
+    if (a.link) a.link->close("hvdrun is stopping");
+    a.process.reset();
+    a.done = true;
+  }
+  server_->close();
+  heartbeat_timer_.cancel();
+  start_timer_.cancel();
+  teardown_timer_.cancel();
+  if (!drain_output) return io_.stop();
+  // Signals stay armed while the output drains to a slow reader: one more stops hvdrun without the rest.
+  printer_.when_drained([this] {
+    signals_.cancel();
+    io_.stop();
+  });
+}
+
+void Session::maybe_finish() {
+  bool all_ranks_exited = true;
+  for (const auto& r : ranks_) all_ranks_exited = all_ranks_exited && r.exited;
+  if (!all_ranks_exited && !tearing_down_) return;
+  for (const auto& a : agents_) {
+    if (!a.done) return;
+  }
+  finish(!killing_);
+}
+
+void Session::on_output_written(int index, std::size_t bytes) {
+  Agent& agent = agents_.at(index);
+  agent.credit_due += bytes;
+  // Credit in batches, and all of it once hvdrun holds nothing more, so an agent is never left waiting.
+  if (agent.credit_due < protocol::kOutputWindow / 4 && printer_.buffered() > 0) return;
+  if (agent.link && agent.link->open()) agent.link->send({{"type", "credit"}, {"bytes", agent.credit_due}});
+  agent.credit_due = 0;
+}
+
+void Session::do_heartbeat() {
+  heartbeat_timer_.expires_after(protocol::kHeartbeatInterval);
+  heartbeat_timer_.async_wait([this](std::error_code ec) {
+    if (ec) return;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& a : agents_) {
+      if (!a.link || !a.link->open() || a.done) continue;
+      if (now - a.last_heard > protocol::kHeartbeatTimeout) {
+        a.link->close("no heartbeat for " + std::to_string(protocol::kHeartbeatTimeout.count()) + " s");
+        continue;
+      }
+      a.link->send_urgent({{"type", "heartbeat"}});
+    }
+    do_heartbeat();
+  });
+}
+
+void Session::do_wait_signal() {
+  signals_.async_wait([this](std::error_code ec, int signal) {
+    if (ec) return;
+    if (finishing_) return finish(false);  // only output left to write: stop without it
+    if (tearing_down_ && exit_code_ && *exit_code_ == exit_code::kSignalBase + signal) {
+      printer_.message("hvdrun: " + describe_signal(signal) + " again; killing every worker now");
+      kill_now();
+      return do_wait_signal();
+    }
+    fail(exit_code::kSignalBase + signal,
+         "hvdrun: received " + describe_signal(signal) + "; stopping the job on every host");
+    do_wait_signal();
+  });
+}
+
+}  // namespace hvd::launcher

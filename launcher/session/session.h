@@ -1,0 +1,103 @@
+// One job, from start to exit code: the coordination server, one agent per host, the workers' output and the
+// job's fate. run() returns hvdrun's exit code.
+//
+// Teardown, in one place (begin_teardown): the first failure (a worker's non-zero exit or fatal signal, a
+// worker that cannot be executed, a lost agent, SIGINT/SIGTERM/SIGHUP) sets the exit code and sends
+// "terminate" to every agent, which SIGTERMs its workers' process groups and SIGKILLs them after the grace
+// period. hvdrun waits for every agent's "bye" up to the grace period plus a margin (longer while workers'
+// output is still on its way to a slow reader), then closes the agents' stdin (they kill whatever is left and
+// exit), writes out the output it still holds and returns. A second signal sends "kill" instead: every agent
+// SIGKILLs its workers at once and confirms with "bye"; hvdrun waits kKillConfirmBound for that, no more, and
+// does not wait for its output to be read.
+//
+// Output flow control (common/protocol.h): hvdrun credits each agent's output once written out, so it holds at
+// most protocol::kOutputWindow bytes of output per agent, and its event loop never blocks on a slow reader.
+#pragma once
+
+#include <asio.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/framed_connection.h"
+#include "launcher/session/agent_process.h"
+#include "launcher/session/coordination_server.h"
+#include "launcher/cli/options.h"
+#include "launcher/session/output_printer.h"
+#include "launcher/plan/plan.h"
+
+namespace hvd::launcher {
+
+class Session {
+ public:
+  Session(LaunchOptions options, Plan plan, std::string agent_path);
+  int run();
+
+  // Instead of printing workers' output, hand each line to `handler` (hvdrun --check-hosts reads its probes).
+  using OutputHandler = std::function<void(int rank, bool is_stderr, const std::string& line)>;
+  void set_output_handler(OutputHandler handler) { output_handler_ = std::move(handler); }
+  // After run(): the hosts whose agent connected and authenticated.
+  std::vector<std::string> connected_hosts() const;
+
+ private:
+  struct Agent {
+    std::string host;
+    std::vector<int> ranks;
+    std::unique_ptr<AgentProcess> process;
+    std::shared_ptr<FramedConnection> link;
+    std::chrono::steady_clock::time_point last_heard;
+    std::string failure;         // why it could not start, if it could not
+    std::string machine;         // the identity its hello reported (same_machine.h)
+    bool done = false;           // said bye, or its link is gone
+    std::size_t credit_due = 0;  // output written out, not yet credited back
+  };
+  struct Rank {
+    int pid = 0;
+    bool exited = false;
+  };
+
+  void start_agents();
+  void on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello);
+  void launch_all();
+  void on_agent_message(Agent& agent, const nlohmann::json& message);
+  void on_agent_closed(Agent& agent, const std::string& reason);
+  void on_agent_ended(Agent& agent, const std::string& reason);
+  void on_worker_exit(const Agent& agent, const nlohmann::json& message);
+  void on_start_timeout();
+  void check_start_failures();
+  void fail(int code, const std::string& message);
+  void begin_teardown();
+  void force_stop();
+  void kill_now();
+  void finish(bool drain_output);
+  void on_output_written(int agent, std::size_t bytes);
+  void maybe_finish();
+  void do_heartbeat();
+  void do_wait_signal();
+  Agent* find_agent(const std::string& host);
+
+  LaunchOptions options_;
+  Plan plan_;
+  std::string agent_path_;
+  std::string secret_hex_;
+  asio::io_context io_;
+  asio::signal_set signals_;
+  asio::steady_timer start_timer_, heartbeat_timer_, teardown_timer_;
+  std::unique_ptr<CoordinationServer> server_;
+  OutputPrinter printer_;
+  std::vector<Agent> agents_;
+  std::vector<Rank> ranks_;
+  std::optional<int> exit_code_;
+  OutputHandler output_handler_;
+  bool launched_ = false;
+  bool tearing_down_ = false;
+  std::chrono::steady_clock::time_point last_output_;  // when an agent last sent output
+  bool killing_ = false;                               // the second signal: kill now, do not wait for output
+  bool finishing_ = false;
+};
+
+}  // namespace hvd::launcher
