@@ -65,8 +65,8 @@ def main():
 
     @hvd.elastic.run
     def train(state):
-        print(f"elastic start rank={hvd.rank()} size={hvd.size()} epoch={state.epoch} steps={state.steps}",
-              flush=True)
+        print(f"elastic start rank={hvd.rank()} size={hvd.size()} epoch={state.epoch} steps={state.steps} "
+              f"pid={os.getpid()}", flush=True)
         while state.epoch <= args.epochs and state.steps != args.max_steps:
             model.train()
             if state.batch == 0:

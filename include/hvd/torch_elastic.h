@@ -27,7 +27,7 @@ namespace hvd::torch::elastic {
 class TorchState : public hvd::elastic::State {
  public:
   // `model` and `optimizer` must outlive the state. The optimizer is one broadcast_optimizer_state supports (SGD,
-  // Adam, Adagrad, RMSprop), else hvd::Error (usage). The state is committed once here, so restore() before any
+  // Adam, Adagrad, RMSprop), else hvd::Error (usage). Everything is snapshotted here, so restore() before any
   // commit() goes back to the values the model and optimizer had at construction.
   TorchState(::torch::nn::Module& model, ::torch::optim::Optimizer& optimizer);
   TorchState(::torch::nn::Module& model, DistributedOptimizer& optimizer);

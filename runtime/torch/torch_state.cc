@@ -13,8 +13,7 @@ TorchState::TorchState(::torch::nn::Module& model, ::torch::optim::Optimizer& op
       optimizer_(optimizer),
       model_snapshot_(std::make_unique<detail::ModelSnapshot>(model)),
       optimizer_snapshot_(std::make_unique<detail::OptimizerSnapshot>(optimizer)) {
-  model_snapshot_->save();
-  optimizer_snapshot_->save();
+  // track() takes the first snapshot at once (State saves each object as it is tracked).
   track("model", hvd::elastic::Tracked{[this] {
                                          model_snapshot_->save();
                                          return std::vector<std::byte>{};

@@ -1,13 +1,11 @@
 // TorchState (hvd/torch_elastic.h) in a static job: commit/restore round trips of a model, its optimizer (state
 // tensors, step counts, hyper-parameters), epoch and batch; sync gives every rank rank 0's; unsupported optimizers
-// are refused. Built where libhvd implements hvd::elastic::State (HVD_TORCH_ELASTIC).
-#include "tests/unit/torch/torch_test_util.h"
-
-#ifdef HVD_TORCH_ELASTIC
+// are refused.
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/sequential.h>
 
 #include "hvd/torch_elastic.h"
+#include "tests/unit/torch/torch_test_util.h"
 
 namespace ht = hvd::torch;
 using hvd::torch::testing::ensure_init;
@@ -132,4 +130,3 @@ TEST_CASE("TorchState: an optimizer hvd_torch cannot copy is refused by name") {
   torch::optim::LBFGS lbfgs(model->parameters());
   CHECK_THROWS_WITH_AS(ht::elastic::TorchState(*model, lbfgs), doctest::Contains("unsupported optimizer"), hvd::Error);
 }
-#endif

@@ -14,9 +14,9 @@ last commit, re-forms the job in process (ranks and size may change) and calls t
 Outside an elastic job the same script runs unchanged: run() syncs once and calls the function once.
 """
 
-from hvd.torch.elastic.runner import HostsUpdatedInterrupt, enabled, reset, run
+from hvd.torch.elastic.runner import HostsUpdatedInterrupt, enabled, generation, reset, run
 from hvd.torch.elastic.sampler import ElasticSampler
 from hvd.torch.elastic.state import ObjectState, State, TorchState
 
-__all__ = ["run", "reset", "enabled", "State", "ObjectState", "TorchState", "ElasticSampler",
+__all__ = ["run", "reset", "enabled", "generation", "State", "ObjectState", "TorchState", "ElasticSampler",
            "HostsUpdatedInterrupt"]

@@ -7,7 +7,6 @@ and a reset that fails (hvdrun has no place for this worker any more), propagate
 """
 
 import functools
-import os
 
 from hvd.torch import _C
 from hvd.torch import basics
@@ -24,10 +23,8 @@ class HostsUpdatedInterrupt(RuntimeError):
 
 
 def enabled():
-    """Whether hvdrun started this process as part of an elastic job (HOROVOD_ELASTIC=1)."""
-    if hasattr(_C, "elastic_enabled"):
-        return _C.elastic_enabled()
-    return os.environ.get("HOROVOD_ELASTIC") == "1"
+    """Whether hvdrun started this process as part of an elastic job (HOROVOD_ELASTIC=1). Callable before init()."""
+    return _C.elastic_enabled()
 
 
 def hosts_updated():
@@ -38,10 +35,12 @@ def hosts_updated():
 def reset():
     """Re-forms the job in process: shutdown, then init with the place hvdrun assigns (rank and size may change).
     Raises HorovodInternalError (kind Membership) when hvdrun has no place for this worker any more."""
-    if not hasattr(_C, "elastic_reset"):
-        raise NotImplementedError("hvd.elastic.reset: this libhvd does not implement elastic jobs "
-                                  "(include/hvd/elastic.h); rebuild hvd from a tree with runtime/elastic")
     _C.elastic_reset()
+
+
+def generation():
+    """hvdrun's count of the job's formations (grows at every reset); -1 outside an elastic job."""
+    return _C.elastic_generation()
 
 
 def _recoverable(error):
