@@ -159,19 +159,21 @@ void Agent::on_message(const nlohmann::json& message) {
 }
 
 void Agent::launch(const nlohmann::json& message) {
-  if (launched_ || stopping_) {
-    spdlog::warn("ignoring a second launch message (or one after a stop)");
+  if (stopping_) {
+    spdlog::warn("ignoring a launch message after a stop");
     return;
   }
+  // An elastic job launches more workers on a host as slots free up; the first launch sets the job up.
+  const bool first = !launched_;
   launched_ = true;
   try {
-    kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", 5.0) * 1000));
+    kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", protocol::kDefaultKillGraceSeconds) * 1000));
     output_window_.set_limit(message.value("output_window", std::size_t{0}));
     SpawnOptions base;
     base.command = message.at("command").get<std::vector<std::string>>();
     base.cwd = message.value("cwd", "");
     base.host = options_.host;
-    make_cgroup();
+    if (first) make_cgroup();
     // The agent steps into the workers' cgroup while it spawns them, so they start inside it.
     std::optional<WorkerCgroup::Entered> inside;
     if (cgroup_) {

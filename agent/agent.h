@@ -17,6 +17,7 @@
 #include "agent/supervisor.h"
 #include "agent/worker_cgroup.h"
 #include "common/framed_connection.h"
+#include "common/protocol.h"
 
 namespace hvd::agent {
 
@@ -81,7 +82,7 @@ class Agent {
   bool launched_ = false;
   bool stopping_ = false;
   bool finished_ = false;
-  int kill_grace_ms_ = 5000;
+  int kill_grace_ms_ = static_cast<int>(protocol::kDefaultKillGraceSeconds * 1000);  // set by the launch message
   int exit_code_ = kExitOk;
 };
 

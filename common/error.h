@@ -8,12 +8,11 @@
 
 namespace hvd {
 
-// Bad input from the user (flags, host lists, hostfiles, environment variables): exit code 2, one line naming the
-// value and the fix. Its kind is ErrorKind::kUsage.
+// Bad input from the user (flags, host lists, hostfiles, environment variables): one line naming the value and the
+// fix. Its kind is ErrorKind::kUsage; hvdrun exits with exit_code::kUsage for it (launcher/exit_codes.h).
 class UsageError : public Error {
  public:
   explicit UsageError(const std::string& what) : Error(ErrorKind::kUsage, what) {}
-  static constexpr int kExitCode = 2;
 };
 
 // A peer broke the protocol or failed authentication; the connection is dropped, the job goes on.

@@ -65,6 +65,8 @@ namespace hvd::protocol {
 
 inline constexpr std::chrono::seconds kHeartbeatInterval{1};
 inline constexpr std::chrono::seconds kHeartbeatTimeout{10};
+// "kill_grace_s" of the launch message when hvdrun has no --kill-grace: SIGTERM, then SIGKILL this much later.
+inline constexpr double kDefaultKillGraceSeconds = 5;
 
 inline constexpr std::size_t kOutputWindow = 1u << 20;  // bytes of output in flight per agent
 inline constexpr std::size_t kOutputLineCost = 64;      // per line: bookkeeping and the printed prefix

@@ -27,8 +27,8 @@
 #include "common/crypto.h"
 #include "hvd/hvd.h"
 #include "runtime/comm/communicator.h"
+#include "runtime/comm/solo_communicator.h"
 #include "runtime/runtime.h"
-#include "runtime/solo_communicator.h"
 #include "runtime/store/prefix_store.h"
 
 namespace {

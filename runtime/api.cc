@@ -5,7 +5,7 @@
 #include "hvd/hvd.h"
 #include "runtime/argument_checks.h"
 #include "runtime/comm/cpu_backend.h"
-#include "runtime/comm/gpu_backend.h"
+#include "runtime/engine/gpu/gpu_backend.h"
 #include "runtime/runtime.h"
 
 namespace hvd {
@@ -41,6 +41,12 @@ Handle submit(Request q, const TensorView& input, const TensorView& output, Outp
   entries.push_back(TensorEntry{std::move(q), input, output, std::move(allocate), state});
   Runtime::get().engine().enqueue(std::move(entries), pickup);
   return Handle(state);
+}
+
+// The blocking forms of the ops that allocate their output: wait, then hand the output over.
+Output finished(Handle handle) {
+  handle.wait();
+  return Output(std::move(handle));
 }
 
 }  // namespace
@@ -184,9 +190,7 @@ Handle allgather_async(const TensorView& input, const AllgatherOptions& options)
 }
 
 Output allgather(const TensorView& input, const AllgatherOptions& options) {
-  auto h = allgather_async(input, options);
-  h.wait();
-  return Output(std::move(h));
+  return finished(allgather_async(input, options));
 }
 
 namespace {
@@ -219,9 +223,7 @@ Handle alltoall_async(const TensorView& input, const AlltoallOptions& options) {
 }
 
 Output alltoall(const TensorView& input, const AlltoallOptions& options) {
-  auto h = alltoall_async(input, options);
-  h.wait();
-  return Output(std::move(h));
+  return finished(alltoall_async(input, options));
 }
 
 Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& options) {
@@ -235,9 +237,7 @@ Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& 
 }
 
 Output reducescatter(const TensorView& input, const ReducescatterOptions& options) {
-  auto h = reducescatter_async(input, options);
-  h.wait();
-  return Output(std::move(h));
+  return finished(reducescatter_async(input, options));
 }
 
 void barrier() {

@@ -2,7 +2,7 @@
 #include "hvd/handle.h"
 
 #include "hvd/error.h"
-#include "runtime/handle_state.h"
+#include "runtime/engine/handle_state.h"
 
 namespace hvd {
 namespace detail {

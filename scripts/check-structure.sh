@@ -5,13 +5,21 @@
 # Rule 1: the environment is read and parsed in one module, common/env.{h,cc} (runtime/config.cc names the
 # runtime's variables on top of it). Elsewhere in hvd's own code: no getenv, no unchecked C parsing (atoi, atol,
 # strtol, ...), and no std::sto* on a line that reads the environment.
+#
+# Rule 2: includes point down the layers, never up (README, "Architecture"):
+#   common <- store <- comm <- engine <- api <- glue (runtime/torch, python)
+# and the programs launcher/ and agent/ use only common and store (and their own folder, not each other's).
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
 # Product code only. Not scanned, with the reason:
 #   tests/     workers and unit tests play user programs and set up their own environment;
 #   examples/  user programs that show how to call hvd, free to read their own variables.
-product_dirs=(common runtime launcher agent include python)
+product_dirs=()
+for dir in common runtime launcher agent include python; do [ -d "$dir" ] && product_dirs+=("$dir"); done
+product_files() {
+  find "${product_dirs[@]}" -type f \( -name '*.cc' -o -name '*.h' -o -name '*.cpp' -o -name '*.c' \) | sort
+}
 allowed_files=(common/env.cc)  # the env module itself
 
 banned_calls='\b(secure_getenv|getenv|atoi|atol|atoll|strtol|strtoll|strtoul|strtoull|strtod|strtof)\s*\('
@@ -27,10 +35,51 @@ while IFS= read -r file; do
     echo "$file:$hit"
     status=1
   done <<<"$hits"
-done < <(find "${product_dirs[@]}" -type f \( -name '*.cc' -o -name '*.h' -o -name '*.cpp' \) 2>/dev/null | sort)
+done < <(product_files | xargs -r grep -lP "$banned_calls|$sto_on_env" || true)  # candidates; comments sorted out above
 
 if [ "$status" -ne 0 ]; then
   echo "check-structure: the lines above read or parse the environment outside common/env.{h,cc};" \
        "use env_var::text/integer/flag/required (common/env.h) or add a field to runtime/config.h" >&2
+fi
+
+# Rule 2, in one awk pass over every include line ("file:line:target"). A file's layer comes from its path; the
+# first pattern that matches wins.
+layering_report=$(
+  product_files | xargs -r grep -HnoP '^\s*#\s*include\s*"\K[^"]+' |
+    awk -F: '
+      function layer(path) {
+        if (path ~ /^common\// || path ~ /^runtime\/config\.(h|cc)$/) return 0
+        if (path ~ /^include\/hvd\/(export|types|error)\.h$/) return 0  # the vocabulary every layer speaks
+        if (path ~ /^runtime\/store\//) return 1
+        if (path ~ /^runtime\/(comm|reduce)\//) return 2
+        if (path ~ /^runtime\/engine\//) return 3
+        if (path ~ /^(runtime\/torch|python)\//) return 5
+        if (path ~ /^(runtime|include\/hvd)\//) return 4  # the API: hvd::init, collectives, handles, C API
+        if (path ~ /^launcher\//) return "launcher"
+        if (path ~ /^agent\//) return "agent"
+        return "other"
+      }
+      function name(l) { return l == "0" ? "common" : l == "1" ? "store" : l == "2" ? "comm" : \
+                                l == "3" ? "engine" : l == "4" ? "api" : l == "5" ? "glue" : l }
+      function allowed(from, to) {
+        if (from == "launcher" || from == "agent") return to == from || to == "0" || to == "1"
+        if (to == "launcher" || to == "agent") return 0
+        if (from == "other" || to == "other") return 1
+        return to + 0 <= from + 0
+      }
+      {
+        file = $1; line = $2; target = $3
+        if (target ~ /^hvd\//) path = "include/" target
+        else if (target ~ /^(common|runtime|launcher|agent|python)\//) path = target
+        else { path = file; sub(/[^\/]*$/, "", path); path = path target }  # beside the file: its own layer
+        from = layer(file); to = layer(path)
+        if (!allowed(from, to)) printf "%s:%s: includes %s (%s) from %s\n", file, line, target, name(to), name(from)
+      }'
+)
+if [ -n "$layering_report" ]; then
+  echo "$layering_report"
+  echo "check-structure: the includes above point up the layers (common <- store <- comm <- engine <- api <- glue;" \
+       "launcher/ and agent/ use common and store only); move the shared piece down, or pass it in from above" >&2
+  status=1
 fi
 exit "$status"

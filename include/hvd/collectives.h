@@ -19,10 +19,6 @@
 
 namespace hvd {
 
-// Called on the background thread with the output's dtype and shape; returns memory for it (on the input's
-// device). The memory must stay valid until the handle completes.
-using OutputAllocator = std::function<void*(DataType dtype, const std::vector<std::int64_t>& shape)>;
-
 struct AllreduceOptions {
   ReduceOp op = ReduceOp::kAverage;
   double prescale_factor = 1.0;   // applied to each input before the reduction

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,10 @@ struct TensorView {
   }
   std::size_t num_bytes() const { return static_cast<std::size_t>(num_elements()) * size_of(dtype); }
 };
+
+// Called on the background thread with the output's dtype and shape; returns memory for it (on the input's
+// device). The memory must stay valid until the handle completes. Used by the collectives whose output size is
+// known only after negotiation (hvd/collectives.h).
+using OutputAllocator = std::function<void*(DataType dtype, const std::vector<std::int64_t>& shape)>;
 
 }  // namespace hvd

@@ -5,7 +5,7 @@
 #include "common/protocol.h"
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
-#include "runtime/solo_communicator.h"
+#include "runtime/comm/solo_communicator.h"
 #include "runtime/store/memory_store.h"
 #include "runtime/store/tcp_store.h"
 

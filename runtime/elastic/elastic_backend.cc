@@ -5,7 +5,7 @@
 #include "common/crypto.h"
 #include "common/protocol.h"
 #include "hvd/error.h"
-#include "runtime/solo_communicator.h"
+#include "runtime/comm/solo_communicator.h"
 #include "runtime/store/prefix_store.h"
 
 namespace hvd::detail {

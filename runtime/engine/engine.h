@@ -36,17 +36,17 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/comm/gpu_backend.h"
 #include "runtime/config.h"
 #include "runtime/engine/autotune.h"
 #include "runtime/engine/controller.h"
 #include "runtime/engine/cycle_vote.h"
 #include "runtime/engine/executor.h"
+#include "runtime/engine/gpu/gpu_backend.h"
+#include "runtime/engine/handle_state.h"
 #include "runtime/engine/response_cache.h"
 #include "runtime/engine/stall_inspector.h"
 #include "runtime/engine/tensor_queue.h"
 #include "runtime/engine/timeline.h"
-#include "runtime/handle_state.h"
 
 namespace hvd::detail {
 

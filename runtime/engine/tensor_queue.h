@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "hvd/collectives.h"
+#include "hvd/types.h"
+#include "runtime/engine/handle_state.h"
 #include "runtime/engine/message.h"
-#include "runtime/handle_state.h"
 
 namespace hvd::detail {
 

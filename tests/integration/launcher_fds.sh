@@ -18,11 +18,7 @@ cloexec_violations() {
 
 "$HVDRUN" -np 2 -- sh -c 'ls /proc/$$/fd; echo listed; sleep 5' >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
-deadline=$((SECONDS + 30))
-until [ "$(grep -c 'listed' "$TEST_TMP/out")" -ge 2 ]; do
-  [ $SECONDS -lt $deadline ] || fail "job did not start: $(cat "$TEST_TMP/err")"
-  sleep 0.1
-done
+wait_lines 2 'listed' 30
 agent=$(pgrep -P "$job" -x hvd-agent)
 [ -n "$agent" ] || fail "no hvd-agent child of hvdrun"
 
@@ -44,9 +40,5 @@ for rank in 0 1; do
 done
 pass "each worker holds only 0, 1 and 2"
 
-set +e
-timeout 30 tail --pid="$job" -f /dev/null
-wait "$job"
-rc=$?
-set -e
-[ "$rc" -eq 0 ] || fail "the job failed: exit $rc: $(cat "$TEST_TMP/err")"
+wait_exit "$job" 30
+[ "$RC" -eq 0 ] || fail "the job failed: exit $RC: $ERR"

@@ -7,9 +7,7 @@ source "$(dirname "$0")/output_flow_lib.bash"
 # code and samples peak memory. Output in $TEST_TMP/NAME.out.
 flow_case() {
   local name=$1 delay=$2; shift 2
-  mkfifo "$TEST_TMP/$name.fifo"
-  (sleep "$delay"; cat) <"$TEST_TMP/$name.fifo" >"$TEST_TMP/$name.out" &
-  local reader=$!
+  slow_reader "$name" "$delay"
   "$HVDRUN" "$@" >"$TEST_TMP/$name.fifo" 2>"$TEST_TMP/$name.err" &
   local job=$!
   local agent="" deadline=$((SECONDS + 10))
@@ -17,15 +15,7 @@ flow_case() {
     [ $SECONDS -lt $deadline ] || fail "$name: no agent started"
     sleep 0.05
   done
-  peak_rss_watch "$TEST_TMP/$name.rss" "$job" "$agent"
-  set +e
-  timeout 120 tail --pid="$job" -f /dev/null
-  wait "$job"
-  RC=$?
-  set -e
-  wait "$reader" "$WATCH_PID"
-  [ "$RC" -eq 0 ] || fail "$name: hvdrun exited $RC: $(cat "$TEST_TMP/$name.err")"
-  expect_rss_under "$TEST_TMP/$name.rss" "$name"
+  flow_finish "$name" "$job" "$READER_PID" "$agent"
 }
 
 # The issue's first command: 200 kB, then a pause longer than the heartbeat timeout while nobody reads.

@@ -27,18 +27,9 @@ pass "fails at attempt 0, succeeds at attempt 1: exit 0 after one restart"
 
 "$HVDRUN" -np 2 --max-restarts 5 --kill-grace 2 "$WORKER" hang >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
-deadline=$((SECONDS + 30))
-while [ "$(grep -c 'pid=' "$TEST_TMP/out" || true)" -lt 2 ]; do
-  [ $SECONDS -lt $deadline ] || fail "workers did not start: $(cat "$TEST_TMP/err")"
-  sleep 0.1
-done
+wait_lines 2 'pid=' 30
 kill -INT "$job"
-set +e
-timeout 30 tail --pid="$job" -f /dev/null
-wait "$job"
-RC=$?
-set -e
-ERR="$(cat "$TEST_TMP/err")"
+wait_exit "$job" 30
 expect_rc 130 "SIGINT with --max-restarts 5"
 ! grep -q 'restarting' <<<"$ERR" || { echo "$ERR"; fail "a job stopped by SIGINT was restarted"; }
 pass "SIGINT: exit 130, not restarted"

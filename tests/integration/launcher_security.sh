@@ -20,12 +20,8 @@ for f in /proc/[0-9]*/cmdline; do
 done
 pass "the secret is on no command line"
 
-set +e
-timeout 30 tail --pid="$job" -f /dev/null
-wait "$job"
-rc=$?
-set -e
-[ "$rc" -eq 0 ] || fail "the job was disturbed by the intruders: exit $rc: $(cat "$TEST_TMP/err")"
+wait_exit "$job" 30
+[ "$RC" -eq 0 ] || fail "the job was disturbed by the intruders: exit $RC: $ERR"
 [ "$(grep -c 'finished' "$TEST_TMP/out")" -eq 2 ] || fail "a rank did not finish"
 grep -q 'rejected a connection' "$TEST_TMP/err" || fail "rejections were not logged"
 pass "wrong secret and garbage rejected and logged; the job completed"

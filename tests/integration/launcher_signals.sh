@@ -18,11 +18,7 @@ start_job() {
 for sig in INT TERM HUP; do
   start_job 4
   kill -s "$sig" "$JOB_PID"
-  set +e
-  timeout 30 tail --pid="$JOB_PID" -f /dev/null
-  wait "$JOB_PID"
-  RC=$?
-  set -e
+  wait_exit "$JOB_PID" 30
   case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
   [ "$RC" -eq "$want" ] || fail "SIG$sig: hvdrun exited $RC, expected $want"
   grep -qF "received SIG$sig" "$TEST_TMP/err" || fail "SIG$sig: no message: $(cat "$TEST_TMP/err")"
@@ -52,11 +48,7 @@ start=$SECONDS
 kill -INT "$JOB_PID"
 sleep 0.5
 kill -INT "$JOB_PID"
-set +e
-timeout 30 tail --pid="$JOB_PID" -f /dev/null
-wait "$JOB_PID"
-RC=$?
-set -e
+wait_exit "$JOB_PID" 30
 elapsed=$((SECONDS - start))
 [ "$RC" -eq 130 ] || fail "second SIGINT: hvdrun exited $RC, expected 130: $(cat "$TEST_TMP/err")"
 [ "$elapsed" -lt 6 ] || fail "second SIGINT: hvdrun took ${elapsed}s, as if it waited out --kill-grace 8"

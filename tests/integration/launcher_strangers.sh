@@ -51,13 +51,9 @@ print(f"opened {opened}, refused or timed out {failed}, idle held {len(idle)}")
 PY
 cat "$TEST_TMP/flood.log"
 
-set +e
-timeout 40 tail --pid="$job" -f /dev/null
-wait "$job"
-rc=$?
-set -e
+wait_exit "$job" 40
 wait "$sampler" 2>/dev/null || true
-[ "$rc" -eq 0 ] || fail "the job was disturbed by the strangers: exit $rc: $(tail -5 "$TEST_TMP/err")"
+[ "$RC" -eq 0 ] || fail "the job was disturbed by the strangers: exit $RC: $(tail -5 "$TEST_TMP/err")"
 [ "$(grep -c finished "$TEST_TMP/out")" -eq 2 ] || fail "a rank did not finish"
 peak=$(cat "$TEST_TMP/fd_peak")
 [ "$peak" -le 170 ] || fail "hvdrun held $peak descriptors at its peak (128 waiting connections allowed)"

@@ -12,20 +12,73 @@ unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
-# run_hvdrun LIMIT_S ARGS...: runs hvdrun bounded in time; sets OUT, ERR, RC.
-run_hvdrun() {
-  local limit=$1; shift
+# run_bounded LIMIT_S WHAT COMMAND...: runs COMMAND bounded in time, output in $TEST_TMP/out and err; sets OUT,
+# ERR, RC, ELAPSED. A hang fails the test naming WHAT.
+run_bounded() {
+  local limit=$1 what=$2; shift 2
+  local start=$SECONDS
   set +e
-  timeout -k 5 "$limit" "$HVDRUN" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  timeout -k 5 "$limit" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   RC=$?
   set -e
+  ELAPSED=$((SECONDS - start))
   OUT="$(cat "$TEST_TMP/out")"
   ERR="$(cat "$TEST_TMP/err")"
-  [ "$RC" -ne 124 ] && [ "$RC" -ne 137 ] || fail "hvdrun $* hung past ${limit}s"
+  [ "$RC" -ne 124 ] && [ "$RC" -ne 137 ] || { echo "$ERR" | tail -20; fail "$what hung past ${limit}s"; }
+}
+
+# run_hvdrun LIMIT_S ARGS...: runs hvdrun bounded in time; sets OUT, ERR, RC.
+run_hvdrun() { local limit=$1; shift; run_bounded "$limit" "hvdrun $*" "$HVDRUN" "$@"; }
+
+# expect_usage_error WANT ARGS...: hvdrun ARGS exits 2 with one line on stderr that contains WANT (bad input is
+# refused before anything starts); sets OUT, ERR, RC.
+expect_usage_error() {
+  local want=$1; shift
+  run_hvdrun 20 "$@"
+  expect_rc 2 "hvdrun $*"
+  expect_err "$want" "hvdrun $*"
+  [ "$(wc -l <<<"$ERR")" -eq 1 ] || fail "hvdrun $*: expected one line, got: $ERR"
 }
 
 expect_rc() { [ "$RC" -eq "$1" ] || { echo "--- stdout"; echo "$OUT" | tail -20; echo "--- stderr"; echo "$ERR" | tail -20; fail "$2: exit code $RC, expected $1"; }; }
 expect_err() { grep -qF -- "$1" <<<"$ERR" || { echo "--- stderr"; echo "$ERR"; fail "$2: stderr lacks '$1'"; }; }
+
+# expect_params_identical STEPS WHAT: ranks 0 and 1 each printed "PARAM_CHECKSUM rank=R steps=STEPS SUM" (the
+# training examples' --checksum) in $OUT, with the same SUM; sets CHECKSUM to it.
+expect_params_identical() {
+  local c0 c1
+  c0="$(sed -n "s/^\[0\]<stdout>:PARAM_CHECKSUM rank=0 steps=$1 //p" <<<"$OUT")"
+  c1="$(sed -n "s/^\[1\]<stdout>:PARAM_CHECKSUM rank=1 steps=$1 //p" <<<"$OUT")"
+  [ -n "$c0" ] && [ -n "$c1" ] || { echo "$OUT" | tail; fail "$2: missing PARAM_CHECKSUM lines"; }
+  [ "$c0" = "$c1" ] || fail "$2: ranks diverged after $1 steps: rank 0 $c0, rank 1 $c1"
+  CHECKSUM=$c0
+}
+
+# wait_lines N PATTERN LIMIT_S [FILE]: waits until FILE ($TEST_TMP/out by default) has N lines matching the
+# extended regex PATTERN; fails after LIMIT_S, showing the output.
+wait_lines() {
+  local file=${4:-$TEST_TMP/out}
+  local deadline=$((SECONDS + $3))
+  while [ "$(grep -cE -- "$2" "$file" || true)" -lt "$1" ]; do
+    [ $SECONDS -lt $deadline ] || { cat "$file" "$TEST_TMP/err" 2>/dev/null; fail "no $1 lines like '$2' after $3 s"; }
+    sleep 0.1
+  done
+}
+
+# wait_exit PID LIMIT_S: waits for a background hvdrun (killing it and failing past LIMIT_S) and sets RC, ELAPSED
+# (from the call), OUT and ERR (from $TEST_TMP/out and err).
+wait_exit() {
+  local start=$SECONDS
+  timeout "$2" tail --pid="$1" -f /dev/null || true
+  set +e
+  if alive "$1"; then kill -KILL "$1"; wait "$1" 2>/dev/null; fail "hvdrun did not exit within $2 s"; fi
+  wait "$1"
+  RC=$?
+  set -e
+  ELAPSED=$((SECONDS - start))
+  ERR="$(cat "$TEST_TMP/err" 2>/dev/null || true)"
+  OUT="$(cat "$TEST_TMP/out" 2>/dev/null || true)"
+}
 
 # alive PID: true while the process exists and is not a zombie.
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }

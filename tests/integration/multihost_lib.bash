@@ -1,7 +1,7 @@
 # Shared helpers for the multi-host integration tests (sourced, not run; not a test itself: the suite runs
-# *.sh only). Brings up h0 (launcher) + h1, h2 with scripts/netns-cluster.sh, runs hvdrun inside h0 over SSH,
-# and always takes the cluster down again. Skips (exit 77) where network namespaces cannot be created.
-# One multi-host test at a time per machine: the cluster's names and addresses are fixed.
+# *.sh only). Brings up h0 (launcher) + h1, h2 (up to h$MULTIHOST_HOSTS when set) with scripts/netns-cluster.sh,
+# runs hvdrun inside h0 over SSH, and always takes the cluster down again. Skips (exit 77) where network
+# namespaces cannot be created. One multi-host test at a time per machine: the cluster's names and addresses are fixed.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 : "${HVD_SOURCE:?set HVD_SOURCE to the repository root}"
 
@@ -18,7 +18,9 @@ unshare --net true 2>/dev/null || skip "cannot create network namespaces here (u
 exec 8>/run/lock/hvd-multihost-tests.lock
 flock -w 300 8 || fail "another multi-host test held the cluster lock for 300 s"
 trap 'kill_background; "$NETNS" down || true; rm -rf "$TEST_TMP"' EXIT
-"$NETNS" up 2 >"$TEST_TMP/up.log" 2>&1 || { cat "$TEST_TMP/up.log"; fail "netns-cluster.sh up 2 failed"; }
+# MULTIHOST_HOSTS (set before sourcing): how many hosts besides h0; 2 unless a test needs more.
+"$NETNS" up "${MULTIHOST_HOSTS:-2}" >"$TEST_TMP/up.log" 2>&1 ||
+  { cat "$TEST_TMP/up.log"; fail "netns-cluster.sh up ${MULTIHOST_HOSTS:-2} failed"; }
 SSH_CONFIG="$("$NETNS" config)"
 USE_CONFIG="$SSH_CONFIG"  # the --ssh-config hvdrun gets; tests point it at variants
 cd "$TEST_TMP"  # hvdrun's working directory; the hosts share this file system, so it exists there too
@@ -29,59 +31,38 @@ kill_background() { for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || 
 # h0_hvdrun LIMIT_S ARGS...: hvdrun inside h0 with --ssh-config $USE_CONFIG; sets OUT, ERR, RC, ELAPSED.
 h0_hvdrun() {
   local limit=$1; shift
-  local start=$SECONDS
-  set +e
-  timeout -k 5 "$limit" "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
-  RC=$?
-  set -e
-  ELAPSED=$((SECONDS - start))
-  OUT="$(cat "$TEST_TMP/out")"
-  ERR="$(cat "$TEST_TMP/err")"
-  [ "$RC" -ne 124 ] && [ "$RC" -ne 137 ] || { echo "$ERR" | tail -20; fail "hvdrun $* hung past ${limit}s"; }
+  run_bounded "$limit" "hvdrun $*" "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@"
 }
 
-# h0_hvdrun_bg ARGS...: hvdrun inside h0 in the background (its pid in JOB_PID), output in $TEST_TMP/out, err.
-h0_hvdrun_bg() {
+# run_background COMMAND...: COMMAND in the background (its pid in JOB_PID, killed at exit), output in
+# $TEST_TMP/out and err.
+run_background() {
   : >"$TEST_TMP/out"  # wait_lines may read it before the job's redirection creates it
-  "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+  "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   JOB_PID=$!
   BG_PIDS+=("$JOB_PID")
 }
 
-# wait_lines N PATTERN LIMIT_S: waits until $TEST_TMP/out has N lines matching PATTERN.
-wait_lines() {
-  local deadline=$((SECONDS + $3))
-  while [ "$(grep -cE -- "$2" "$TEST_TMP/out" || true)" -lt "$1" ]; do
-    [ $SECONDS -lt $deadline ] || { cat "$TEST_TMP/out" "$TEST_TMP/err"; fail "no $1 lines like '$2' after $3 s"; }
-    sleep 0.1
-  done
-}
+# h0_hvdrun_bg ARGS...: hvdrun inside h0 in the background (its pid in JOB_PID), output in $TEST_TMP/out, err.
+h0_hvdrun_bg() { run_background "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@"; }
 
-# wait_exit PID LIMIT_S: waits for a background hvdrun and sets RC and ELAPSED (from the call).
-wait_exit() {
-  local start=$SECONDS
-  timeout "$2" tail --pid="$1" -f /dev/null || true
-  set +e
-  if alive "$1"; then kill -KILL "$1"; wait "$1" 2>/dev/null; fail "hvdrun did not exit within $2 s"; fi
-  wait "$1"
-  RC=$?
-  set -e
-  ELAPSED=$((SECONDS - start))
-  ERR="$(cat "$TEST_TMP/err")"
-  OUT="$(cat "$TEST_TMP/out")"
-}
-
-# job_pids HOST...: pids of this build's agents and workers (and the shells that wrap them) on those hosts.
-job_pids() {
+# pids_on GREP_ARGS... -- HOST...: pids on those hosts whose command line (arguments joined by spaces) matches
+# `grep -q GREP_ARGS...`.
+pids_on() {
+  local grep_args=()
+  while [ "$1" != "--" ]; do grep_args+=("$1"); shift; done
+  shift
   local host pid
   for host in "$@"; do
     for pid in $(ip netns pids "$host" 2>/dev/null); do
-      if tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qE "$HVD_BIN/(hvd-agent|test_worker)|HVD_MH_TAG"; then
-        echo "$pid"
-      fi
+      tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q "${grep_args[@]}" && echo "$pid"
     done
   done
+  return 0
 }
+
+# job_pids HOST...: pids of this build's agents and workers (and the shells that wrap them) on those hosts.
+job_pids() { pids_on -E "$HVD_BIN/(hvd-agent|test_worker|hvd_elastic_worker)|HVD_MH_TAG" -- "$@"; }
 
 # expect_no_job_on LIMIT_S HOST...: no process of the job remains on those hosts (waiting up to LIMIT_S).
 expect_no_job_on() {

@@ -3,22 +3,13 @@
 source "$(dirname "$0")/output_flow_lib.bash"  # first: multihost_lib.bash changes the directory
 source "$(dirname "$0")/multihost_lib.bash"
 
-agent_pids_on() {
-  local host pid
-  for host in "$@"; do
-    for pid in $(ip netns pids "$host" 2>/dev/null); do
-      tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qE "^$AGENT " && echo "$pid"
-    done
-  done
-  return 0
-}
+agent_pids_on() { pids_on -E "^$AGENT " -- "$@"; }
 
 # flow_case NAME READER_DELAY_S HOSTS ARGS...: as in launcher_output_flow.sh, hvdrun in h0, agents on HOSTS.
 flow_case() {
   local name=$1 delay=$2 hosts=$3; shift 3
-  mkfifo "$TEST_TMP/$name.fifo"
-  (sleep "$delay"; cat) <"$TEST_TMP/$name.fifo" >"$TEST_TMP/$name.out" &
-  local reader=$!
+  slow_reader "$name" "$delay"
+  local reader=$READER_PID
   "$NETNS" exec h0 "$HVDRUN" --ssh-config "$USE_CONFIG" "$@" >"$TEST_TMP/$name.fifo" 2>"$TEST_TMP/$name.err" &
   local job=$!
   BG_PIDS+=("$job" "$reader")
@@ -27,15 +18,7 @@ flow_case() {
     [ $SECONDS -lt $deadline ] || fail "$name: the agents did not start on $hosts: $(cat "$TEST_TMP/$name.err")"
     sleep 0.05
   done
-  peak_rss_watch "$TEST_TMP/$name.rss" "$job" $agents
-  set +e
-  timeout 120 tail --pid="$job" -f /dev/null
-  wait "$job"
-  RC=$?
-  set -e
-  wait "$reader" "$WATCH_PID"
-  [ "$RC" -eq 0 ] || fail "$name: hvdrun exited $RC: $(cat "$TEST_TMP/$name.err")"
-  expect_rss_under "$TEST_TMP/$name.rss" "$name"
+  flow_finish "$name" "$job" "$reader" $agents
 }
 
 flow_case paused 12 h1 -np 1 -H h1:1 sh -c 'yes 0123456789 | head -c 200000; sleep 14; echo end'

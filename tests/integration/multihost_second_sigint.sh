@@ -5,15 +5,7 @@ source "$(dirname "$0")/multihost_lib.bash"
 
 tag="93.$$"
 # job_left HOST...: pids of the workers' sleeps (tagged) still on those hosts.
-job_left() {
-  local host pid
-  for host in "$@"; do
-    for pid in $(ip netns pids "$host" 2>/dev/null); do
-      tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF "sleep $tag" && echo "$pid"
-    done
-  done
-  return 0
-}
+job_left() { pids_on -F "sleep $tag" -- "$@"; }
 workers_started() { [ "$(grep -c started "$TEST_TMP/out" || true)" -ge 2 ] && [ "$(job_left h1 h2 | wc -l)" -ge 2 ]; }
 
 h0_hvdrun_bg -np 2 -H h1:1,h2:1 --kill-grace 8 sh -c "trap '' TERM INT; echo started; sleep $tag"

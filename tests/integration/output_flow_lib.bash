@@ -28,6 +28,25 @@ peak_rss_watch() {
   WATCH_PID=$!
 }
 
+# slow_reader NAME DELAY_S: a reader of the fifo $TEST_TMP/NAME.fifo that starts reading after DELAY_S, into
+# $TEST_TMP/NAME.out; its pid in READER_PID. The job's stdout goes to the fifo.
+slow_reader() {
+  mkfifo "$TEST_TMP/$1.fifo"
+  (sleep "$2"; cat) <"$TEST_TMP/$1.fifo" >"$TEST_TMP/$1.out" &
+  READER_PID=$!
+}
+
+# flow_finish NAME JOB_PID READER_PID PID...: samples the peak memory of hvdrun (JOB_PID) and PID... until the job
+# ends (120 s at most), then checks that hvdrun exited 0 and that every peak stayed under the bound.
+flow_finish() {
+  local name=$1 job=$2 reader=$3; shift 3
+  peak_rss_watch "$TEST_TMP/$name.rss" "$job" "$@"
+  wait_exit "$job" 120
+  wait "$reader" "$WATCH_PID"
+  [ "$RC" -eq 0 ] || fail "$name: hvdrun exited $RC: $(cat "$TEST_TMP/$name.err")"
+  expect_rss_under "$TEST_TMP/$name.rss" "$name"
+}
+
 # expect_rss_under FILE WHAT: every peak in FILE is under RSS_BOUND_KB.
 expect_rss_under() {
   [ -s "$1" ] || fail "$2: no peak memory was sampled"

@@ -22,10 +22,7 @@ for variant in "" "--fp16-allreduce" "--use-adasum"; do
   run_hvdrun 120 -np 2 "$PY" "$EXAMPLE" --max-steps 100 --checksum --benchmark --log-interval 1000 \
     --checkpoint "$TEST_TMP/model.pt" $variant
   expect_rc 0 "100 steps ${variant:-(default)}"
-  c0="$(sed -n 's/^\[0\]<stdout>:PARAM_CHECKSUM rank=0 steps=100 //p' <<<"$OUT")"
-  c1="$(sed -n 's/^\[1\]<stdout>:PARAM_CHECKSUM rank=1 steps=100 //p' <<<"$OUT")"
-  [ -n "$c0" ] && [ -n "$c1" ] || { echo "$OUT" | tail; fail "${variant:-default}: missing PARAM_CHECKSUM lines"; }
-  [ "$c0" = "$c1" ] || fail "${variant:-default}: ranks diverged after 100 steps: rank 0 $c0, rank 1 $c1"
+  expect_params_identical 100 "${variant:-default}"
   [ -s "$TEST_TMP/model.pt" ] || fail "${variant:-default}: no checkpoint at $TEST_TMP/model.pt"
-  pass "100 steps ${variant:-(default)}: parameters bitwise identical on both ranks ($c0)"
+  pass "100 steps ${variant:-(default)}: parameters bitwise identical on both ranks ($CHECKSUM)"
 done

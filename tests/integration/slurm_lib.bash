@@ -15,15 +15,7 @@ h0_salloc() {
   local salloc_args=()
   while [ "$1" != "--" ]; do salloc_args+=("$1"); shift; done
   shift
-  local start=$SECONDS
-  set +e
-  timeout -k 5 "$limit" "$SLURM" exec h0 salloc "${salloc_args[@]}" "$HVDRUN" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
-  RC=$?
-  set -e
-  ELAPSED=$((SECONDS - start))
-  OUT="$(cat "$TEST_TMP/out")"
-  ERR="$(cat "$TEST_TMP/err")"
-  [ "$RC" -ne 124 ] && [ "$RC" -ne 137 ] || { echo "$ERR" | tail -20; fail "salloc ... hvdrun $* hung past ${limit}s"; }
+  run_bounded "$limit" "salloc ... hvdrun $*" "$SLURM" exec h0 salloc "${salloc_args[@]}" "$HVDRUN" "$@"
 }
 
 # h0_salloc_bg SALLOC_ARGS... -- HVDRUN_ARGS...: the same in the background (salloc's pid in JOB_PID).
@@ -31,10 +23,7 @@ h0_salloc_bg() {
   local salloc_args=()
   while [ "$1" != "--" ]; do salloc_args+=("$1"); shift; done
   shift
-  : >"$TEST_TMP/out"  # before wait_lines reads it: the background shell may open it later
-  "$SLURM" exec h0 salloc "${salloc_args[@]}" "$HVDRUN" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
-  JOB_PID=$!
-  BG_PIDS+=("$JOB_PID")
+  run_background "$SLURM" exec h0 salloc "${salloc_args[@]}" "$HVDRUN" "$@"
 }
 
 # slurm_job_id: the id of the one job in the queue.

@@ -36,11 +36,7 @@ for round in 1 2 3; do
   rm -f kill.json kill.1.json
   timeout -k 5 60 "$HVDRUN" -np 2 --timeline-filename kill.json "$TL" 0 >"$TEST_TMP/kout" 2>&1 &
   pid=$!
-  deadline=$((SECONDS + 30))
-  until [ "$(grep -c steady "$TEST_TMP/kout")" -ge 2 ]; do
-    [ $SECONDS -lt $deadline ] || fail "workers never reached steady state: $(cat "$TEST_TMP/kout")"
-    sleep 0.05
-  done
+  wait_lines 2 steady 30 "$TEST_TMP/kout"
   sleep "0.$((RANDOM % 5))"
   workers=$(pgrep -f "$TL 0" | grep -v "^$pid\$" || true)
   kill -KILL $workers "$pid" 2>/dev/null || true

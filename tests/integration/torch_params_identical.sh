@@ -10,11 +10,8 @@ for variant in "" "--fp16-allreduce" "--use-adasum"; do
   run_hvdrun 300 -np 2 "$EXAMPLE" --max-steps 200 --checksum --log-interval 20 --epochs 1 \
     --checkpoint "$TEST_TMP/model.pt" $variant
   expect_rc 0 "200 steps ${variant:-(default)}"
-  c0="$(sed -n 's/^\[0\]<stdout>:PARAM_CHECKSUM rank=0 steps=200 //p' <<<"$OUT")"
-  c1="$(sed -n 's/^\[1\]<stdout>:PARAM_CHECKSUM rank=1 steps=200 //p' <<<"$OUT")"
-  [ -n "$c0" ] && [ -n "$c1" ] || { echo "$OUT" | tail; fail "${variant:-default}: missing PARAM_CHECKSUM lines"; }
-  [ "$c0" = "$c1" ] || fail "${variant:-default}: ranks diverged after 200 steps: rank 0 $c0, rank 1 $c1"
-  pass "200 steps ${variant:-(default)}: parameters bitwise identical on both ranks ($c0)"
+  expect_params_identical 200 "${variant:-default}"
+  pass "200 steps ${variant:-(default)}: parameters bitwise identical on both ranks ($CHECKSUM)"
   [ -s "$TEST_TMP/model.pt" ] || fail "${variant:-default}: no checkpoint at $TEST_TMP/model.pt"
 
   losses="$(sed -n 's/^\[0\]<stdout>:Train Epoch: .*Loss: \([0-9.]*\)$/\1/p' <<<"$OUT")"

@@ -25,6 +25,13 @@ inline constexpr std::size_t kPipelineBytes = 1u << 20;
 
 using Scratch = std::vector<std::byte>;
 
+// Where each rank's block starts in a buffer of blocks in rank order: {0, b[0], b[0] + b[1], ...}.
+inline std::vector<std::size_t> block_offsets(const std::vector<std::size_t>& bytes) {
+  std::vector<std::size_t> offsets(bytes.size(), 0);
+  for (std::size_t p = 1; p < bytes.size(); ++p) offsets[p] = offsets[p - 1] + bytes[p - 1];
+  return offsets;
+}
+
 void ring_allreduce(Links& links, void* data, std::size_t count, DataType dtype, ReduceOp op, Scratch& scratch);
 void tree_allreduce(Links& links, void* data, std::size_t count, DataType dtype, ReduceOp op, Scratch& scratch);
 void ring_reducescatter(Links& links, const void* in, void* out, const std::vector<std::size_t>& counts,

@@ -59,11 +59,7 @@ void pairwise_alltoallv(Links& l, const void* in, const std::vector<std::size_t>
   const int n = l.size(), r = l.rank();
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);
-  std::vector<std::size_t> sdisp(n, 0), rdisp(n, 0);
-  for (int p = 1; p < n; ++p) {
-    sdisp[p] = sdisp[p - 1] + send_bytes[p - 1];
-    rdisp[p] = rdisp[p - 1] + recv_bytes[p - 1];
-  }
+  const auto sdisp = block_offsets(send_bytes), rdisp = block_offsets(recv_bytes);
   if (send_bytes[r]) std::memmove(dst + rdisp[r], src + sdisp[r], send_bytes[r]);
   for (int s = 1; s < n; ++s) {
     int to = mod(r + s, n), from = mod(r - s, n);

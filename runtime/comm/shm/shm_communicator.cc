@@ -5,6 +5,7 @@
 
 #include "hvd/error.h"
 #include "runtime/comm/algo/adasum_math.h"
+#include "runtime/comm/algo/algorithms.h"
 #include "runtime/reduce/reduce.h"
 
 namespace hvd::detail {
@@ -252,11 +253,7 @@ void ShmCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
   }
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);
-  std::vector<std::size_t> sdisp(n, 0), rdisp(n, 0);
-  for (int p = 1; p < n; ++p) {
-    sdisp[p] = sdisp[p - 1] + send_bytes[p - 1];
-    rdisp[p] = rdisp[p - 1] + recv_bytes[p - 1];
-  }
+  const auto sdisp = block_offsets(send_bytes), rdisp = block_offsets(recv_bytes);
   copy(dst + rdisp[r], src + sdisp[r], send_bytes[r]);
   if (!group_) return;
   guarded("alltoallv", [&] {

@@ -1,12 +1,10 @@
 #include "launcher/plan/hosts.h"
 
 #include <doctest/doctest.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 
 #include "common/error.h"
+#include "tests/unit/error_of.h"
+#include "tests/unit/temp_file.h"
 
 using hvd::UsageError;
 using hvd::launcher::HostSpec;
@@ -16,30 +14,11 @@ using hvd::launcher::parse_hostfile;
 namespace {
 
 // A hostfile in its own temporary directory, removed with the object.
-class TempHostfile {
- public:
-  explicit TempHostfile(const std::string& text)
-      : dir_(std::filesystem::temp_directory_path() /
-             ("hvd_hosts_test." + std::to_string(::getpid()) + "." + std::to_string(counter_++))) {
-    std::filesystem::create_directories(dir_);
-    std::ofstream(path()) << text;
-  }
-  ~TempHostfile() { std::filesystem::remove_all(dir_); }
-  std::string path() const { return (dir_ / "hosts").string(); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path dir_;
+struct TempHostfile : hvd::test::TempFile {
+  explicit TempHostfile(const std::string& text) : TempFile(text, "hosts") {}
 };
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(auto&& call) { return hvd::test::error_of<UsageError>(call); }
 
 }  // namespace
 

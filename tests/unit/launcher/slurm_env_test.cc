@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "common/error.h"
+#include "tests/unit/error_of.h"
 
 using hvd::UsageError;
 using hvd::launcher::check_against_allocation;
@@ -14,14 +15,7 @@ using Names = std::vector<std::string>;
 
 namespace {
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(auto&& call) { return hvd::test::error_of<UsageError>(call); }
 
 }  // namespace
 

@@ -7,20 +7,14 @@
 
 #include "hvd/error.h"
 #include "runtime/types_check.h"
+#include "tests/unit/error_of.h"
 
 using namespace hvd;
 using namespace hvd::detail;
 
 namespace {
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using hvd::test::error_of;
 
 const std::string kName = "grad/fc1";
 const CallSite kAt{"allreduce", kName};

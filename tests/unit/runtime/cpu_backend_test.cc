@@ -13,7 +13,7 @@ using namespace hvd::detail;
 namespace {
 EnvLookup env(std::map<std::string, std::string> vars) { return hvd::test::env_map(std::move(vars)); }
 std::string error_of(std::map<std::string, std::string> vars) {
-  return hvd::test::error_message_of([&] { choose_cpu_backend(env(std::move(vars))); });
+  return hvd::test::error_of([&] { choose_cpu_backend(env(std::move(vars))); });
 }
 }  // namespace
 

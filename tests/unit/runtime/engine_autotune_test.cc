@@ -78,7 +78,7 @@ TEST_CASE("tuning variables: values parse; bad ones name the variable") {
   CHECK(c.autotune_log == "at.csv");
   CHECK(c.autotune_samples_per_point == 5);
   auto error_of = [](std::map<std::string, std::string> vars) {
-    return hvd::test::error_message_of([&] { read_config(hvd::test::env_map(std::move(vars))); });
+    return hvd::test::error_of([&] { read_config(hvd::test::env_map(std::move(vars))); });
   };
   CHECK(error_of({{"HOROVOD_TIMELINE_MAX_BYTES", "10"}}).find("HOROVOD_TIMELINE_MAX_BYTES") != std::string::npos);
   CHECK(error_of({{"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "0"}}).find("HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE") !=

@@ -12,7 +12,7 @@ using namespace hvd::detail;
 namespace {
 EnvLookup env(std::map<std::string, std::string> vars) { return hvd::test::env_map(std::move(vars)); }
 std::string error_of(std::map<std::string, std::string> vars) {
-  return hvd::test::error_message_of([&] { read_config(env(std::move(vars))); });
+  return hvd::test::error_of([&] { read_config(env(std::move(vars))); });
 }
 }  // namespace
 

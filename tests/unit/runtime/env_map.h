@@ -1,12 +1,12 @@
 // An EnvLookup (runtime/config.h) over a fixed map, so tests feed HOROVOD_* variables without touching the
-// process environment; and the message of the hvd::Error a call throws ("" when it throws none).
+// process environment; with error_of (tests/unit/error_of.h) for the message of the error a call throws.
 #pragma once
 
 #include <map>
 #include <string>
 
-#include "hvd/error.h"
 #include "runtime/config.h"
+#include "tests/unit/error_of.h"
 
 namespace hvd::test {
 
@@ -16,16 +16,6 @@ inline detail::EnvLookup env_map(std::map<std::string, std::string> vars) {
     if (it == vars.end()) return std::nullopt;
     return it->second;
   };
-}
-
-template <typename F>
-std::string error_message_of(F&& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace hvd::test

@@ -1,6 +1,6 @@
 // The GPU path's pure decisions: which reductions NCCL runs and how, the PreMulSum factor for average and
 // scaling, the coordinator's refusals, and that CPU and GPU tensors never share a fused or cached response.
-#include "runtime/comm/gpu_plan.h"
+#include "runtime/engine/gpu/gpu_plan.h"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "hvd/error.h"
-#include "runtime/comm/gpu_backend.h"
+#include "runtime/engine/gpu/gpu_backend.h"
 
 namespace hvd::detail {
 namespace {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/comm/gpu_backend.h"
-#include "runtime/comm/gpu_plan.h"
-#include "runtime/comm/nccl/completion_thread.h"
 #include "runtime/comm/nccl/cuda_resources.h"
 #include "runtime/comm/nccl/nccl_setup.h"
+#include "runtime/engine/gpu/completion_thread.h"
+#include "runtime/engine/gpu/gpu_backend.h"
+#include "runtime/engine/gpu/gpu_plan.h"
 
 namespace hvd::detail {
 

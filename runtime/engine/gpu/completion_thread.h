@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/comm/gpu_backend.h"
 #include "runtime/comm/nccl/cuda_resources.h"
+#include "runtime/engine/gpu/gpu_backend.h"
 
 namespace hvd::detail {
 

@@ -6,8 +6,8 @@
 
 #include "hvd/error.h"
 #include "runtime/comm/nccl/cuda_error.h"
-#include "runtime/comm/nccl/nccl_backend.h"
-#include "runtime/comm/nccl/nccl_types.h"
+#include "runtime/engine/gpu/nccl_backend.h"
+#include "runtime/engine/gpu/nccl_types.h"
 #include "runtime/engine/layout.h"
 #include "runtime/reduce/reduce.h"
 

@@ -1,7 +1,7 @@
 // Collectives on GPU tensors. The engine owns one GpuBackend, made on its background thread at the first GPU
 // response (every rank executes responses in the same order, so the backend's collective setup lines up).
-// Which implementation exists is CMake's choice of source file: comm/nccl/nccl_backend.cc when hvd is built
-// with CUDA and NCCL, comm/nccl/absent.cc otherwise (it fails GPU tensors with a message saying so).
+// Which implementation exists is CMake's choice of source file: engine/gpu/nccl_backend.cc when hvd is built
+// with CUDA and NCCL, engine/gpu/absent.cc otherwise (it fails GPU tensors with a message saying so).
 // Contract:
 //  - execute() is called from the engine's background thread only, for responses with device == kGPU and no
 //    error, with this rank's entries (nullopt for a joined rank: it contributes zeros);

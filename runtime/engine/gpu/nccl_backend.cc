@@ -1,4 +1,4 @@
-#include "runtime/comm/nccl/nccl_backend.h"
+#include "runtime/engine/gpu/nccl_backend.h"
 
 #include "hvd/error.h"
 #include "runtime/comm/nccl/cuda_error.h"

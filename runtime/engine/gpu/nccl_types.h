@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hvd/types.h"
-#include "runtime/comm/gpu_plan.h"
+#include "runtime/engine/gpu/gpu_plan.h"
 
 namespace hvd::detail {
 

@@ -1,4 +1,4 @@
-#include "runtime/solo_communicator.h"
+#include "runtime/comm/solo_communicator.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "runtime/comm/nccl/nccl_types.h"
+#include "runtime/engine/gpu/nccl_types.h"
 
 #include <cstdint>
 

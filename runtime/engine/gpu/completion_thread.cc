@@ -1,4 +1,4 @@
-#include "runtime/comm/nccl/completion_thread.h"
+#include "runtime/engine/gpu/completion_thread.h"
 
 #include <exception>
 

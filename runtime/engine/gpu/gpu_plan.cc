@@ -1,4 +1,4 @@
-#include "runtime/comm/gpu_plan.h"
+#include "runtime/engine/gpu/gpu_plan.h"
 
 #include "runtime/reduce/reduce.h"
 
