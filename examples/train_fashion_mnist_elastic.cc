@@ -10,6 +10,7 @@
 // the ranks there are now and no sample is seen twice. A reset callback keeps the learning rate at lr x size.
 // It also runs as a static job. --max-steps and --checksum (each rank prints a hash of its parameters) for tests.
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -78,8 +79,8 @@ int run(const Options& o) {
   state.on_reset([&] { set_lr(sgd, o.lr * hvd::size()); });
 
   hvd::elastic::run(state, [&] {
-    std::printf("elastic start rank=%d size=%d epoch=%lld steps=%lld\n", hvd::rank(), hvd::size(),
-                static_cast<long long>(state.epoch), static_cast<long long>(steps));
+    std::printf("elastic start rank=%d size=%d epoch=%lld steps=%lld pid=%d\n", hvd::rank(), hvd::size(),
+                static_cast<long long>(state.epoch), static_cast<long long>(steps), static_cast<int>(getpid()));
     std::fflush(stdout);
     while (state.epoch < o.epochs && steps != o.max_steps) {
       model->train();
