@@ -32,7 +32,7 @@ Agent::Agent(AgentOptions options)
       connect_deadline_(io_),
       retry_timer_(io_),
       heartbeat_timer_(io_),
-      signals_(io_, SIGTERM, SIGINT, SIGHUP),
+      signals_(io_, {SIGTERM, SIGINT, SIGHUP}),
       supervisor_(io_,
                   Supervisor::Callbacks{
                       [this](int rank, const char* stream, std::vector<std::string> lines) {
@@ -159,10 +159,12 @@ void Agent::on_message(const nlohmann::json& message) {
 }
 
 void Agent::launch(const nlohmann::json& message) {
-  if (launched_ || stopping_) {
-    spdlog::warn("ignoring a second launch message (or one after a stop)");
+  if (stopping_) {
+    spdlog::warn("ignoring a launch message after a stop");
     return;
   }
+  // An elastic job launches more workers on a host as slots free up; the first launch sets the job up.
+  const bool first = !launched_;
   launched_ = true;
   try {
     kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", protocol::kDefaultKillGraceSeconds) * 1000));
@@ -171,7 +173,7 @@ void Agent::launch(const nlohmann::json& message) {
     base.command = message.at("command").get<std::vector<std::string>>();
     base.cwd = message.value("cwd", "");
     base.host = options_.host;
-    make_cgroup();
+    if (first) make_cgroup();
     // The agent steps into the workers' cgroup while it spawns them, so they start inside it.
     std::optional<WorkerCgroup::Entered> inside;
     if (cgroup_) {
@@ -243,8 +245,7 @@ void Agent::do_watch_stdin() {
 }
 
 void Agent::do_wait_signals() {
-  signals_.async_wait([this](std::error_code ec, int sig) {
-    if (ec) return;
+  signals_.async_wait([this](int sig) {
     stop(std::string("received SIG") + ::sigabbrev_np(sig), kExitOk, false);
     do_wait_signals();
   });

@@ -6,7 +6,8 @@
 
 namespace hvd {
 
-// Throws hvd::UsageError naming the value when `level` is not a known level name.
+// Makes `component`'s stderr logger the default, replacing one set up before. Throws hvd::UsageError naming the
+// value when `level` is not a known level name.
 void setup_logging(const std::string& component, const std::string& level);
 std::string this_hostname();
 

@@ -9,6 +9,7 @@ inline constexpr int kStartFailed = 3;     // an agent could not be started or d
 inline constexpr int kAgentLost = 4;       // an agent's link died or went silent while the job ran
 inline constexpr int kInternal = 5;        // hvdrun itself failed (a bug or a resource limit)
 inline constexpr int kMpirunUnusable = 6;  // --mpi: no mpirun, not Open MPI, or it could not be executed
+inline constexpr int kElastic = 7;  // elastic: below --min-np past --elastic-timeout, or past --reset-limit
 inline constexpr int kCannotExecute = 126;
 inline constexpr int kNotFound = 127;
 inline constexpr int kSignalBase = 128;  // 130 SIGINT, 143 SIGTERM, 129 SIGHUP

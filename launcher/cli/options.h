@@ -3,20 +3,25 @@
 // it starts nothing. Bad input throws hvd::UsageError (exit 2) with one line naming the value and the fix.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "common/protocol.h"
+#include "launcher/elastic/elastic_options.h"
 #include "launcher/plan/hosts.h"
+#include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
 
 struct LaunchOptions {
   int np = 0;                   // resolved: -np, else every slot of the hosts, else 1
   std::vector<HostSpec> hosts;  // never empty after parsing: default localhost:np
+  Plan plan;                    // made once from hosts and np while parsing; the job and --mpi's -H follow it
   double start_timeout_s = 30;  // --start-timeout, else HOROVOD_START_TIMEOUT, else 30
-  double kill_grace_s = 5;
+  double kill_grace_s = protocol::kDefaultKillGraceSeconds;
   std::string output_dir;
   bool prefix_timestamp = false;
   bool verbose = false;
@@ -40,9 +45,10 @@ struct LaunchOptions {
 
   // Slurm and restarts (issue 14).
   enum class Launcher { kSsh, kSlurm };
-  Launcher launcher = Launcher::kSsh;  // --launcher; default kSlurm inside an allocation (SLURM_JOB_ID set)
-  std::string slurm_job_id;            // the allocation's job, when launcher is kSlurm
-  int max_restarts = 0;                // restart the whole job on failure up to this many times
+  Launcher launcher = Launcher::kSsh;     // --launcher; default kSlurm inside an allocation (SLURM_JOB_ID set)
+  std::string slurm_job_id;               // the allocation's job, when launcher is kSlurm
+  int max_restarts = 0;                   // restart the whole job on failure up to this many times
+  std::optional<ElasticOptions> elastic;  // --min-np, --max-np or --host-discovery-script given
 };
 
 // --help and --version: print `text` to stdout and exit with `code`.

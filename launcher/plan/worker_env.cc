@@ -19,11 +19,22 @@ bool is_forwarded_env(std::string_view name) {
   });
 }
 
-EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, const std::string& store_addr,
-                  const std::string& secret_hex, const std::string& data_addr) {
+EnvMap common_worker_env(const LaunchOptions& options, const std::string& store_addr, const std::string& secret_hex,
+                         const std::string& data_addr) {
   EnvMap env;
   env.emplace("PYTHONUNBUFFERED", "1");  // before the exports: -x PYTHONUNBUFFERED=0 may turn it off
   for (const auto& [name, value] : options.exports) env[name] = value;
+  env[protocol::kEnvStoreAddr] = store_addr;
+  // The agent already hands its workers the secret it read on stdin; an empty value keeps it out of the
+  // launch frame, which is authenticated but not encrypted.
+  if (!secret_hex.empty()) env[protocol::kEnvSecret] = secret_hex;
+  if (!data_addr.empty()) env[protocol::kEnvDataAddr] = data_addr;
+  return env;
+}
+
+EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, const std::string& store_addr,
+                  const std::string& secret_hex, const std::string& data_addr) {
+  EnvMap env = common_worker_env(options, store_addr, secret_hex, data_addr);
   env["HOROVOD_RANK"] = std::to_string(slot.rank);
   env["HOROVOD_SIZE"] = std::to_string(size);
   env["HOROVOD_LOCAL_RANK"] = std::to_string(slot.local_rank);
@@ -31,11 +42,6 @@ EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, cons
   env["HOROVOD_CROSS_RANK"] = std::to_string(slot.cross_rank);
   env["HOROVOD_CROSS_SIZE"] = std::to_string(slot.cross_size);
   env["HOROVOD_HOSTNAME"] = slot.host;
-  env[protocol::kEnvStoreAddr] = store_addr;
-  // The agent already hands its workers the secret it read on stdin; an empty value keeps it out of the
-  // launch frame, which is authenticated but not encrypted.
-  if (!secret_hex.empty()) env[protocol::kEnvSecret] = secret_hex;
-  if (!data_addr.empty()) env[protocol::kEnvDataAddr] = data_addr;
   return env;
 }
 

@@ -16,9 +16,10 @@ namespace hvd::launcher {
 using EnvMap = std::map<std::string, std::string>;
 
 // Set per rank by hvdrun; -x cannot override them and they are never forwarded from hvdrun's own environment.
-inline constexpr std::array<std::string_view, 10> kReservedEnv = {
+inline constexpr std::array<std::string_view, 13> kReservedEnv = {
     "HOROVOD_RANK",       "HOROVOD_SIZE",     "HOROVOD_LOCAL_RANK", "HOROVOD_LOCAL_SIZE", "HOROVOD_CROSS_RANK",
-    "HOROVOD_CROSS_SIZE", "HOROVOD_HOSTNAME", "HVD_STORE_ADDR",     "HVD_SECRET",         "HVD_DATA_ADDR"};
+    "HOROVOD_CROSS_SIZE", "HOROVOD_HOSTNAME", "HVD_STORE_ADDR",     "HVD_SECRET",         "HVD_DATA_ADDR",
+    "HOROVOD_ELASTIC",    "HVD_WORKER_ID",    "HVD_ELASTIC_TIMEOUT"};
 
 // What remote workers inherit from hvdrun's environment: exact names, and prefixes ending in '*'.
 // The README documents this list; keep them in step.
@@ -29,6 +30,10 @@ inline constexpr std::array<std::string_view, 16> kForwardedEnv = {
 bool is_reserved_env(std::string_view name);
 bool is_forwarded_env(std::string_view name);
 
+// What every worker gets, static or elastic: PYTHONUNBUFFERED, the -x exports, the store, secret and data address.
+EnvMap common_worker_env(const LaunchOptions& options, const std::string& store_addr, const std::string& secret_hex,
+                         const std::string& data_addr);
+// common_worker_env plus the static placement (the HOROVOD_RANK family).
 EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, const std::string& store_addr,
                   const std::string& secret_hex, const std::string& data_addr);
 

@@ -25,6 +25,7 @@ class CoordinationServer {
 
   CoordinationServer(asio::io_context& io, const std::string& bind_address, std::string secret, AgentHandler on_agent);
   int port() const { return port_; }
+  StoreServer& store() { return store_; }
   void close();
 
  private:

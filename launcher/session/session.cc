@@ -47,23 +47,51 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       teardown_timer_(io_),
       printer_(io_, options_.output_dir, options_.prefix_timestamp,
                [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
-      ranks_(plan_.size()) {
-  for (const auto& host : plan_.hosts) {
-    Agent agent;
-    agent.host = host.name;
-    agent.ranks = plan_.ranks_on(host.name);
-    agents_.push_back(std::move(agent));
+      ranks_() {
+  if (options_.elastic) {
+    // The elastic job starts agents as hosts come; plan_.hosts collects them (start_agent looks them up there).
+    elastic_ = std::make_unique<elastic::ElasticJob>(
+        io_, *options_.elastic, options_.elastic->discovery_script.empty() ? options_.hosts : std::vector<HostSpec>{},
+        *this);
+    return;
   }
+  for (int r = 0; r < plan_.size(); ++r) ranks_[r] = Rank{};
+  for (const auto& host : plan_.hosts) add_agent(host).ranks = plan_.ranks_on(host.name);
+}
+
+Session::Agent& Session::add_agent(const HostSpec& host) {
+  Agent agent;
+  agent.index = static_cast<int>(agents_.size());
+  agent.host = host.name;
+  agents_.push_back(std::move(agent));
+  return agents_.back();
 }
 
 int Session::run() {
-  server_ = std::make_unique<CoordinationServer>(
-      io_, coordinator_bind_address(plan_, options_), from_hex(secret_hex_),
-      [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
-        on_agent_link(std::move(link), hello);
-      });
-  spdlog::info("coordination server listening on {}:{}", coordinator_bind_address(plan_, options_), server_->port());
+  // An elastic job plans as it goes: judge by the hosts it may use. A discovered host may be any host, so with a
+  // discovery script listen on every address unless told one.
+  Plan hosts_plan;
+  if (options_.elastic) hosts_plan.hosts = options_.hosts;
+  const std::string bind_address = options_.elastic && !options_.elastic->discovery_script.empty()
+                                       ? (options_.coordinator_addr.empty() ? "0.0.0.0" : options_.coordinator_addr)
+                                       : coordinator_bind_address(options_.elastic ? hosts_plan : plan_, options_);
+  server_ =
+      std::make_unique<CoordinationServer>(io_, bind_address, from_hex(secret_hex_),
+                                           [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
+                                             on_agent_link(std::move(link), hello);
+                                           });
+  spdlog::info("coordination server listening on {}:{}", bind_address, server_->port());
   do_wait_signal();
+  if (elastic_) {
+    server_->store().set_rendezvous_handler(
+        [this](const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request) {
+          elastic_->on_rendezvous(client, request);
+        });
+    elastic_->start();
+    do_heartbeat();
+    io_.run();
+    return exit_code_.value_or(exit_code::kOk);
+  }
   start_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(options_.start_timeout_s * 1000)));
   start_timer_.async_wait([this](std::error_code ec) {
     if (!ec) on_start_timeout();
@@ -74,24 +102,27 @@ int Session::run() {
   return exit_code_.value_or(exit_code::kOk);
 }
 
+AgentStart Session::agent_start(const Agent& agent) {
+  AgentStart start;
+  start.host = agent.host;
+  start.agent_path = agent_path_;
+  start.coordinator_port = server_->port();
+  start.secret_hex = secret_hex_;
+  start.log_level = options_.verbose ? "info" : "warning";
+  start.on_ended = [this, index = agent.index](const std::string& reason) { on_agent_ended(agents_[index], reason); };
+  return start;
+}
+
 void Session::start_agents() {
   std::vector<AgentStart> srun_starts;
   for (auto& agent : agents_) {
-    AgentStart start;
-    start.host = agent.host;
-    start.agent_path = agent_path_;
-    start.coordinator_port = server_->port();
-    start.secret_hex = secret_hex_;
-    start.log_level = options_.verbose ? "info" : "warning";
-    start.on_ended = [this, host = agent.host](const std::string& reason) {
-      if (Agent* a = find_agent(host)) on_agent_ended(*a, reason);
-    };
+    AgentStart start = agent_start(agent);
     if (options_.launcher == LaunchOptions::Launcher::kSlurm) {
       srun_starts.push_back(std::move(start));  // one srun starts them all, below
       continue;
     }
     try {
-      agent.process = start_agent(io_, std::move(start), plan_, options_);
+      agent.process = launcher::start_agent(io_, std::move(start), plan_, options_);
     } catch (const std::exception& e) {
       agent.failure = e.what();
       agent.done = true;
@@ -116,17 +147,19 @@ std::vector<std::string> Session::connected_hosts() const {
   return hosts;
 }
 
+// The host's current agent: an elastic job may have started it again after an earlier one ended.
 Session::Agent* Session::find_agent(const std::string& host) {
+  Agent* found = nullptr;
   for (auto& a : agents_) {
-    if (a.host == host) return &a;
+    if (a.host == host && (!found || !a.done)) found = &a;
   }
-  return nullptr;
+  return found;
 }
 
 void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
   const std::string host = hello.value("host", "");
   Agent* agent = find_agent(host);
-  if (!agent || agent->link || tearing_down_) {
+  if (!agent || agent->link || agent->done || tearing_down_) {
     spdlog::warn("rejected an agent link from {} for host '{}': {}", link->peer(), host,
                  agent ? "that host's agent is already connected" : "no such host in this job");
     link->close("unexpected agent");
@@ -138,6 +171,7 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
   link->set_handlers([this, agent](const nlohmann::json& m) { on_agent_message(*agent, m); },
                      [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
   spdlog::info("agent on {} connected from {}", host, link->peer());
+  if (elastic_) return elastic_->on_agent_connected(host);
   for (const auto& a : agents_) {
     if (!a.link) return check_start_failures();
   }
@@ -152,29 +186,35 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
 void Session::launch_all() {
   start_timer_.cancel();
   launched_ = true;
-  const std::string cwd = std::filesystem::current_path().string();
   for (auto& agent : agents_) {
-    // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
-    // address hvdrun saw the agent come from: both are known to route between these two hosts.
-    const std::string store_addr = agent.link->local_address() + ":" + std::to_string(server_->port());
-    const std::string data_addr = agent.link->remote_address();
-    // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
-    const EnvMap inherited = is_local_host(agent.host) ? EnvMap{} : forwarded_env(environ);
-    nlohmann::json ranks = nlohmann::json::array();
-    for (int r : agent.ranks) {
-      EnvMap env = inherited;
-      for (auto& [name, value] : worker_env(plan_.slots[r], plan_.size(), options_, store_addr, "", data_addr)) {
-        env[name] = value;
-      }
-      ranks.push_back({{"rank", r}, {"env", env}});
-    }
-    agent.link->send({{"type", "launch"},
-                      {"command", options_.command},
-                      {"cwd", cwd},
-                      {"kill_grace_s", options_.kill_grace_s},
-                      {"output_window", protocol::kOutputWindow},
-                      {"ranks", ranks}});
+    std::vector<std::pair<int, EnvMap>> ranks;
+    for (int r : agent.ranks) ranks.emplace_back(r, worker_env(plan_.slots[r], plan_.size(), options_, "", "", ""));
+    send_launch(agent, ranks);
   }
+}
+
+// `ranks` carry their placement variables; the common ones are added here, per agent.
+void Session::send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks) {
+  // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
+  // address hvdrun saw the agent come from: both are known to route between these two hosts.
+  const std::string store_addr = agent.link->local_address() + ":" + std::to_string(server_->port());
+  const std::string data_addr = agent.link->remote_address();
+  // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
+  const EnvMap inherited = is_local_host(agent.host) ? EnvMap{} : forwarded_env(environ);
+  const EnvMap common = common_worker_env(options_, store_addr, "", data_addr);
+  nlohmann::json frames = nlohmann::json::array();
+  for (const auto& [rank, placement] : ranks) {
+    EnvMap env = inherited;
+    for (const auto& [name, value] : placement) env[name] = value;
+    for (const auto& [name, value] : common) env[name] = value;
+    frames.push_back({{"rank", rank}, {"env", env}});
+  }
+  agent.link->send({{"type", "launch"},
+                    {"command", options_.command},
+                    {"cwd", std::filesystem::current_path().string()},
+                    {"kill_grace_s", options_.kill_grace_s},
+                    {"output_window", protocol::kOutputWindow},
+                    {"ranks", frames}});
 }
 
 void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
@@ -188,7 +228,7 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
     std::size_t bytes = 0;
     for (const auto& line : lines) bytes += line.get_ref<const std::string&>().size();
     const std::size_t cost = protocol::output_cost(bytes, lines.size());
-    const int index = static_cast<int>(&agent - agents_.data());
+    const int index = agent.index;
     if (output_handler_) {
       for (const auto& line : lines) output_handler_(rank, is_stderr, line.get<std::string>());
       on_output_written(index, cost);
@@ -196,12 +236,12 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
       printer_.lines(rank, is_stderr, lines, index, cost);
     }
   } else if (type == "started") {
-    ranks_.at(message.at("rank").get<int>()).pid = message.value("pid", 0);
+    ranks_[message.at("rank").get<int>()].pid = message.value("pid", 0);
   } else if (type == "exit") {
     on_worker_exit(agent, message);
   } else if (type == "spawn_failed") {
     const int rank = message.value("rank", -1);
-    ranks_.at(rank).exited = true;
+    ranks_[rank].exited = true;
     fail(message.value("code", exit_code::kNotFound),
          "hvdrun: rank " + std::to_string(rank) + " on " + agent.host + ": " + message.value("error", "cannot start"));
   } else if (type == "bye") {
@@ -215,9 +255,15 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
 
 void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
   const int rank = message.at("rank").get<int>();
-  ranks_.at(rank).exited = true;
-  const std::string who = "rank " + std::to_string(rank) + " on " + agent.host + " (pid " +
-                          std::to_string(message.value("pid", 0)) + ")";
+  ranks_[rank].exited = true;
+  if (elastic_) {
+    std::optional<int> code, signal;
+    if (message.contains("signal")) signal = message.at("signal").get<int>();
+    if (message.contains("code")) code = message.at("code").get<int>();
+    return elastic_->on_worker_exit(rank, code, signal);
+  }
+  const std::string who =
+      "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
   if (message.contains("signal")) {
     const int signal = message.at("signal").get<int>();
     fail(exit_code::kSignalBase + signal, "hvdrun: " + who + " was killed by " + describe_signal(signal));
@@ -230,6 +276,10 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
 void Session::on_agent_closed(Agent& agent, const std::string& reason) {
   const bool expected = agent.done || tearing_down_;
   agent.done = true;
+  if (elastic_) {
+    tell_elastic_gone(agent, reason);
+    return maybe_finish();
+  }
   if (!expected) {
     fail(exit_code::kAgentLost,
          "hvdrun: lost the agent on " + agent.host + " (" + reason + "); stopping the job on every host");
@@ -238,6 +288,10 @@ void Session::on_agent_closed(Agent& agent, const std::string& reason) {
 }
 
 void Session::on_agent_ended(Agent& agent, const std::string& reason) {
+  if (elastic_ && !agent.done && (!agent.link || !agent.link->open())) {
+    agent.done = true;
+    tell_elastic_gone(agent, reason);
+  }
   if (agent.done) return maybe_finish();
   if (!launched_) {
     agent.failure = reason;
@@ -275,6 +329,7 @@ void Session::fail(int code, const std::string& message) {
   if (exit_code_) return;  // the first failure decides the job's fate
   exit_code_ = code;
   printer_.message(message);
+  if (elastic_) elastic_->stop(message);
   begin_teardown();
 }
 
@@ -347,14 +402,73 @@ void Session::finish(bool drain_output) {
 }
 
 void Session::maybe_finish() {
-  bool all_ranks_exited = true;
-  for (const auto& r : ranks_) all_ranks_exited = all_ranks_exited && r.exited;
+  bool all_ranks_exited = !elastic_;  // an elastic job ends when the elastic job says so
+  for (const auto& [rank, r] : ranks_) all_ranks_exited = all_ranks_exited && r.exited;
   if (!all_ranks_exited && !tearing_down_) return;
   for (const auto& a : agents_) {
     if (!a.done) return;
   }
   finish(!killing_);
 }
+
+// --- elastic::SessionControl ---------------------------------------------------------------------------------
+
+void Session::tell_elastic_gone(Agent& agent, const std::string& reason) {
+  if (agent.elastic_told || finishing_) return;
+  agent.elastic_told = true;
+  for (int id : agent.ranks) ranks_[id].exited = true;
+  elastic_->on_host_lost(agent.host, reason);
+}
+
+void Session::start_agent(const HostSpec& host) {
+  if (tearing_down_) return;
+  if (std::none_of(plan_.hosts.begin(), plan_.hosts.end(), [&](const HostSpec& h) { return h.name == host.name; })) {
+    plan_.hosts.push_back(host);
+  }
+  Agent& agent = add_agent(host);
+  try {
+    agent.process = launcher::start_agent(io_, agent_start(agent), plan_, options_);
+  } catch (const std::exception& e) {
+    agent.failure = e.what();
+    agent.done = true;
+    // Told after this call returns: the elastic job is in the middle of deciding.
+    asio::post(io_, [this, index = agent.index] { tell_elastic_gone(agents_[index], agents_[index].failure); });
+  }
+}
+
+void Session::launch_workers(const std::string& host, const std::vector<WorkerLaunch>& workers) {
+  Agent* agent = find_agent(host);
+  if (!agent || !agent->link || agent->done || tearing_down_) return;
+  std::vector<std::pair<int, EnvMap>> ranks;
+  for (const auto& w : workers) {
+    ranks_[w.id] = Rank{};
+    agent->ranks.push_back(w.id);
+    ranks.emplace_back(w.id, EnvMap(w.env.begin(), w.env.end()));
+  }
+  launched_ = true;
+  send_launch(*agent, ranks);
+}
+
+void Session::terminate_host(const std::string& host, const std::string& why) {
+  Agent* agent = find_agent(host);
+  if (!agent || agent->done) return;
+  spdlog::info("stopping the agent on {}: {}", host, why);
+  if (agent->link && agent->link->open()) return agent->link->send({{"type", "terminate"}, {"reason", why}});
+  agent->process.reset();  // never connected: closing its stdin stops it
+  agent->done = true;
+  asio::post(io_, [this, index = agent->index] { tell_elastic_gone(agents_[index], "stopped before it connected"); });
+}
+
+void Session::succeed() {
+  if (exit_code_) return;
+  exit_code_ = exit_code::kOk;
+  elastic_->stop("the job is done");
+  begin_teardown();
+}
+
+void Session::message(const std::string& text) { printer_.message(text); }
+
+void Session::set_store_key(const std::string& key, const std::string& value) { server_->store().set(key, value); }
 
 void Session::on_output_written(int index, std::size_t bytes) {
   Agent& agent = agents_.at(index);

@@ -10,13 +10,18 @@
 // SIGKILLs its workers at once and confirms with "bye"; hvdrun waits kKillConfirmBound for that, no more, and
 // does not wait for its output to be read.
 //
+// Elastic jobs (launcher/elastic/elastic_job.h): the ElasticJob decides which hosts get agents and workers and
+// when a failure ends the job; the session runs them (agents come and go; worker ids stand for ranks).
+//
 // Output flow control (common/protocol.h): hvdrun credits each agent's output once written out, so it holds at
 // most protocol::kOutputWindow bytes of output per agent, and its event loop never blocks on a slow reader.
 #pragma once
 
 #include <asio.hpp>
 #include <chrono>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,13 +31,15 @@
 #include "common/framed_connection.h"
 #include "launcher/session/agent_process.h"
 #include "launcher/session/coordination_server.h"
+#include "launcher/elastic/elastic_job.h"
 #include "launcher/cli/options.h"
 #include "launcher/session/output_printer.h"
 #include "launcher/plan/plan.h"
+#include "launcher/plan/worker_env.h"
 
 namespace hvd::launcher {
 
-class Session {
+class Session : public elastic::SessionControl {
  public:
   Session(LaunchOptions options, Plan plan, std::string agent_path);
   int run();
@@ -45,6 +52,7 @@ class Session {
 
  private:
   struct Agent {
+    int index = 0;  // in agents_: the owner of its output's credit
     std::string host;
     std::vector<int> ranks;
     std::unique_ptr<AgentProcess> process;
@@ -54,6 +62,7 @@ class Session {
     std::string machine;         // the identity its hello reported (same_machine.h)
     bool done = false;           // said bye, or its link is gone
     std::size_t credit_due = 0;  // output written out, not yet credited back
+    bool elastic_told = false;   // the elastic job heard that this agent is gone
   };
   struct Rank {
     int pid = 0;
@@ -61,6 +70,17 @@ class Session {
   };
 
   void start_agents();
+  Agent& add_agent(const HostSpec& host);
+  AgentStart agent_start(const Agent& agent);
+  void send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks);
+  void tell_elastic_gone(Agent& agent, const std::string& reason);
+  // elastic::SessionControl
+  void start_agent(const HostSpec& host) override;
+  void launch_workers(const std::string& host, const std::vector<WorkerLaunch>& workers) override;
+  void terminate_host(const std::string& host, const std::string& why) override;
+  void succeed() override;
+  void message(const std::string& text) override;
+  void set_store_key(const std::string& key, const std::string& value) override;
   void on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello);
   void launch_all();
   void on_agent_message(Agent& agent, const nlohmann::json& message);
@@ -69,7 +89,7 @@ class Session {
   void on_worker_exit(const Agent& agent, const nlohmann::json& message);
   void on_start_timeout();
   void check_start_failures();
-  void fail(int code, const std::string& message);
+  void fail(int code, const std::string& message) override;
   void begin_teardown();
   void force_stop();
   void kill_now();
@@ -89,8 +109,9 @@ class Session {
   asio::steady_timer start_timer_, heartbeat_timer_, teardown_timer_;
   std::unique_ptr<CoordinationServer> server_;
   OutputPrinter printer_;
-  std::vector<Agent> agents_;
-  std::vector<Rank> ranks_;
+  std::deque<Agent> agents_;   // a deque: an elastic job adds agents, and handlers hold references to them
+  std::map<int, Rank> ranks_;  // by rank (static) or worker id (elastic)
+  std::unique_ptr<elastic::ElasticJob> elastic_;
   std::optional<int> exit_code_;
   OutputHandler output_handler_;
   bool launched_ = false;

@@ -8,9 +8,8 @@ void StoreServer::handle(const std::shared_ptr<FramedConnection>& client, const 
   const std::string op = request.value("op", "");
   const std::string key = request.value("key", "");
   if (op == "set") {
-    values_[key] = request.value("value", "");
+    set(key, request.value("value", ""));
     client->send({{"ok", true}});
-    wake_waiters(key);
   } else if (op == "get") {
     if (auto it = values_.find(key); it != values_.end()) return reply_value(client, it->second);
     auto timer = std::make_shared<asio::steady_timer>(io_);
@@ -30,10 +29,20 @@ void StoreServer::handle(const std::shared_ptr<FramedConnection>& client, const 
     values_[key] = std::to_string(value);
     client->send({{"ok", true}, {"value", value}});
     wake_waiters(key);
+  } else if (op == "rendezvous") {
+    if (!rendezvous_) {
+      return client->send({{"ok", false}, {"error", "rendezvous is for elastic jobs; this job is not elastic"}});
+    }
+    rendezvous_(client, request);
   } else {
     spdlog::warn("store: unknown request '{}' from {}", op, client->peer());
     client->send({{"ok", false}, {"error", "unknown store op '" + op + "'"}});
   }
+}
+
+void StoreServer::set(const std::string& key, const std::string& value) {
+  values_[key] = value;
+  wake_waiters(key);
 }
 
 void StoreServer::reply_value(const std::shared_ptr<FramedConnection>& client, const std::string& value) {

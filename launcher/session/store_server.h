@@ -1,8 +1,10 @@
 // The rendezvous store that hvdrun serves to the job's workers (protocol in common/protocol.h): a key-value map
 // whose `get` waits for the key to be set, bounded by the request's timeout. Runs on the session's io_context.
+// The `rendezvous` op of elastic jobs goes to the handler the elastic job sets; without one it is refused.
 #pragma once
 
 #include <asio.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -18,6 +20,12 @@ class StoreServer {
   explicit StoreServer(asio::io_context& io) : io_(io) {}
   // Answers one request from `client` (each request gets exactly one reply frame).
   void handle(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request);
+  // Sets a key as a client's `set` would (hvdrun's own keys: the elastic events).
+  void set(const std::string& key, const std::string& value);
+  // The handler answers the request once, on `client`.
+  using RendezvousHandler =
+      std::function<void(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request)>;
+  void set_rendezvous_handler(RendezvousHandler handler) { rendezvous_ = std::move(handler); }
 
  private:
   struct Waiter {
@@ -30,6 +38,7 @@ class StoreServer {
   asio::io_context& io_;
   std::map<std::string, std::string> values_;
   std::map<std::string, std::vector<Waiter>> waiters_;
+  RendezvousHandler rendezvous_;
 };
 
 }  // namespace hvd::launcher

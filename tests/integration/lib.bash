@@ -30,6 +30,16 @@ run_bounded() {
 # run_hvdrun LIMIT_S ARGS...: runs hvdrun bounded in time; sets OUT, ERR, RC.
 run_hvdrun() { local limit=$1; shift; run_bounded "$limit" "hvdrun $*" "$HVDRUN" "$@"; }
 
+# expect_usage_error WANT ARGS...: hvdrun ARGS exits 2 with one line on stderr that contains WANT (bad input is
+# refused before anything starts); sets OUT, ERR, RC.
+expect_usage_error() {
+  local want=$1; shift
+  run_hvdrun 20 "$@"
+  expect_rc 2 "hvdrun $*"
+  expect_err "$want" "hvdrun $*"
+  [ "$(wc -l <<<"$ERR")" -eq 1 ] || fail "hvdrun $*: expected one line, got: $ERR"
+}
+
 expect_rc() { [ "$RC" -eq "$1" ] || { echo "--- stdout"; echo "$OUT" | tail -20; echo "--- stderr"; echo "$ERR" | tail -20; fail "$2: exit code $RC, expected $1"; }; }
 expect_err() { grep -qF -- "$1" <<<"$ERR" || { echo "--- stderr"; echo "$ERR"; fail "$2: stderr lacks '$1'"; }; }
 
@@ -71,6 +81,18 @@ wait_exit() {
 }
 
 # alive PID: true while the process exists and is not a zombie.
+# Agents of this build: exec'd hvd-agents, and local agents hvdrun forked without exec (named hvd-agent, with
+# hvdrun's command line); other jobs' agents on the machine do not count. Prints their pids; fails when none.
+this_build_agents() {
+  local pid found=1
+  for pid in $(pgrep -x hvd-agent); do
+    if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "^$HVD_BIN/hvd(-agent|run) "; then
+      echo "$pid"
+      found=0
+    fi
+  done
+  return $found
+}
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
 # wait_gone PID... within LIMIT_S seconds, else fail.

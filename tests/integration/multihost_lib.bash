@@ -1,7 +1,7 @@
 # Shared helpers for the multi-host integration tests (sourced, not run; not a test itself: the suite runs
-# *.sh only). Brings up h0 (launcher) + h1, h2 with scripts/netns-cluster.sh, runs hvdrun inside h0 over SSH,
-# and always takes the cluster down again. Skips (exit 77) where network namespaces cannot be created.
-# One multi-host test at a time per machine: the cluster's names and addresses are fixed.
+# *.sh only). Brings up h0 (launcher) + h1, h2 (up to h$MULTIHOST_HOSTS when set) with scripts/netns-cluster.sh,
+# runs hvdrun inside h0 over SSH, and always takes the cluster down again. Skips (exit 77) where network
+# namespaces cannot be created. One multi-host test at a time per machine: the cluster's names and addresses are fixed.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 : "${HVD_SOURCE:?set HVD_SOURCE to the repository root}"
 
@@ -18,7 +18,9 @@ unshare --net true 2>/dev/null || skip "cannot create network namespaces here (u
 exec 8>/run/lock/hvd-multihost-tests.lock
 flock -w 300 8 || fail "another multi-host test held the cluster lock for 300 s"
 trap 'kill_background; "$NETNS" down || true; rm -rf "$TEST_TMP"' EXIT
-"$NETNS" up 2 >"$TEST_TMP/up.log" 2>&1 || { cat "$TEST_TMP/up.log"; fail "netns-cluster.sh up 2 failed"; }
+# MULTIHOST_HOSTS (set before sourcing): how many hosts besides h0; 2 unless a test needs more.
+"$NETNS" up "${MULTIHOST_HOSTS:-2}" >"$TEST_TMP/up.log" 2>&1 ||
+  { cat "$TEST_TMP/up.log"; fail "netns-cluster.sh up ${MULTIHOST_HOSTS:-2} failed"; }
 SSH_CONFIG="$("$NETNS" config)"
 USE_CONFIG="$SSH_CONFIG"  # the --ssh-config hvdrun gets; tests point it at variants
 cd "$TEST_TMP"  # hvdrun's working directory; the hosts share this file system, so it exists there too
@@ -60,7 +62,7 @@ pids_on() {
 }
 
 # job_pids HOST...: pids of this build's agents and workers (and the shells that wrap them) on those hosts.
-job_pids() { pids_on -E "$HVD_BIN/(hvd-agent|test_worker)|HVD_MH_TAG" -- "$@"; }
+job_pids() { pids_on -E "$HVD_BIN/(hvd-agent|test_worker|hvd_elastic_worker)|HVD_MH_TAG" -- "$@"; }
 
 # expect_no_job_on LIMIT_S HOST...: no process of the job remains on those hosts (waiting up to LIMIT_S).
 expect_no_job_on() {

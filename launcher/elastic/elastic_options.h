@@ -1,0 +1,40 @@
+// hvdrun's elastic flags (--min-np, --max-np, --host-discovery-script, --elastic-timeout, --discovery-interval,
+// --blacklist-cooldown-range, --reset-limit): defined and checked here, kept in LaunchOptions::elastic. Any of
+// the first three makes the job elastic. Bad values throw hvd::UsageError naming the flag and the fix.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/elastic/blacklist.h"
+
+namespace CLI {
+class App;
+}
+
+namespace hvd::launcher {
+
+struct LaunchOptions;
+
+struct ElasticOptions {
+  int min_np = 1;
+  int max_np = 0;                // 0: no upper bound
+  std::string discovery_script;  // empty: the -H/--hostfile list is the fixed set of hosts
+  double timeout_s = 600;        // --elastic-timeout: below min_np this long, the job fails
+  double discovery_interval_s = 1;
+  std::optional<elastic::CooldownRange> cooldown;  // none: a blacklisted host stays out
+  int reset_limit = -1;                            // -1: no limit
+};
+
+struct ElasticFlags {
+  std::string min_np, max_np, discovery_script, timeout, interval, reset_limit;
+  std::vector<std::string> cooldown;
+};
+
+void define_elastic_flags(CLI::App& app, ElasticFlags& flags);
+bool elastic_requested(const CLI::App& app);
+// Fills options.elastic (and options.np when -np was not given) from the flags; call after hosts and -np.
+void resolve_elastic(LaunchOptions& options, const ElasticFlags& flags, const CLI::App& app, bool np_given);
+
+}  // namespace hvd::launcher
