@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 #include "common/error.h"
 
@@ -26,6 +27,18 @@ Lookup process() {
     const char* v = std::getenv(name.c_str());
     if (!v) return std::nullopt;
     return std::string(v);
+  };
+}
+
+Lookup from_entries(const char* const* entries) {
+  return [entries](const std::string& name) -> std::optional<std::string> {
+    for (auto entry = entries; entry != nullptr && *entry != nullptr; ++entry) {
+      const std::string_view text{*entry};
+      if (text.size() > name.size() && text.starts_with(name) && text[name.size()] == '=') {
+        return std::string{text.substr(name.size() + 1)};
+      }
+    }
+    return std::nullopt;
   };
 }
 

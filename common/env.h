@@ -14,6 +14,8 @@ namespace hvd::env_var {
 // Where values come from: the process environment, or a map in tests.
 using Lookup = std::function<std::optional<std::string>(const std::string& name)>;
 Lookup process();
+// Over "NAME=VALUE" entries, null-terminated (a process's environ, or a test's array); they must outlive it.
+Lookup from_entries(const char* const* entries);
 
 // Accepted integers; `expected` words the range for the error ("" gives "an integer from MIN to MAX").
 struct IntRange {

@@ -1,5 +1,5 @@
-// hvdrun: parse the command line into LaunchOptions, plan the ranks, run the job as a Session (or hand it to
-// mpirun with --mpi).
+// hvdrun: parse the command line into LaunchOptions (which plans the ranks once), run the job as a Session on that
+// plan (or hand it to mpirun with --mpi, whose -H follows the same plan).
 #include <signal.h>
 #include <unistd.h>
 
@@ -55,7 +55,7 @@ int run(int argc, char** argv) {
   }
   const Plan plan = make_plan(options.hosts, options.np);
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
-    Session session(attempt, plan, local_agent_path());
+    Session session(attempt, attempt.plan, local_agent_path());
     return session.run();
   });
 }

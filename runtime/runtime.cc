@@ -23,15 +23,17 @@ std::atomic<Runtime*> g_runtime{nullptr};
 std::int64_t g_elastic_generation = -1;  // guarded by g_mutex
 
 void setup_logging_once(const Config& config, int rank) {
-  // Logger names are per process; a second init() reuses the first logger and only changes its level, unless the
-  // rank changed (an elastic reset), which the prefix must say.
-  const std::string name = "hvd rank " + std::to_string(rank);
-  if (spdlog::default_logger() && spdlog::default_logger()->name().rfind("hvd rank", 0) == 0 &&
-      spdlog::default_logger()->name() == name) {
-    spdlog::set_level(spdlog::level::from_str(config.log_level));
-    return;
+  // Logger names are per process ("hvd rank 3-<pid>"); a second init() reuses the logger and only changes its
+  // level, unless the rank changed (an elastic reset), which the prefix must say: then it replaces it.
+  const std::string component = "hvd rank " + std::to_string(rank);
+  if (auto current = spdlog::default_logger(); current && current->name().rfind("hvd rank", 0) == 0) {
+    if (current->name().rfind(component + "-", 0) == 0) {
+      spdlog::set_level(spdlog::level::from_str(config.log_level));
+      return;
+    }
+    spdlog::drop(current->name());
   }
-  setup_logging("hvd rank " + std::to_string(rank), config.log_level);
+  setup_logging(component, config.log_level);
 }
 
 }  // namespace

@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
 
+#include "common/env.h"
 #include "common/error.h"
 #include "launcher/cli/flag_values.h"
 #include "launcher/plan/plan.h"
@@ -53,16 +55,6 @@ std::vector<std::string> tuning_exports(const CLI::App& app, const RawFlags& raw
   return out;
 }
 
-std::optional<std::string> lookup_env(const char* const* environ_, std::string_view name) {
-  for (auto entry = environ_; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text{*entry};
-    if (text.size() > name.size() && text.starts_with(name) && text[name.size()] == '=') {
-      return std::string{text.substr(name.size() + 1)};
-    }
-  }
-  return std::nullopt;
-}
-
 int to_int(std::string_view flag, const std::string& text, int min, int max, std::string_view example) {
   int value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -76,7 +68,13 @@ int to_int(std::string_view flag, const std::string& text, int min, int max, std
   return value;
 }
 
-// `what` names the source: a flag, or an environment variable.
+// A default as --help shows it ("5", "0.5"), read from the LaunchOptions value so the help cannot drift from it.
+std::string shortest(double value) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+// `what` names the flag.
 double to_seconds(const std::string& what, const std::string& text, bool allow_zero, std::string_view fix) {
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -113,7 +111,7 @@ void add_export(LaunchOptions& options, const std::string& text, const char* con
   std::string value;
   if (equals != std::string::npos) {
     value = text.substr(equals + 1);
-  } else if (auto found = lookup_env(environ_, name)) {
+  } else if (auto found = env_var::from_entries(environ_)(name)) {
     value = std::move(*found);
   } else {
     throw UsageError("-x " + name + ": " + name + " is not set in hvdrun's environment; export it or write -x " + name +
@@ -191,13 +189,15 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--max-restarts") > 0) {
     options.max_restarts = to_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
   }
-  make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
+  options.plan = make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
   resolve_elastic(options, raw.elastic, app, np_given);
 
   if (app.count("--start-timeout") > 0) {
     options.start_timeout_s = to_seconds("--start-timeout", raw.start_timeout, false, "give e.g. --start-timeout 30");
-  } else if (auto text = lookup_env(environ_, "HOROVOD_START_TIMEOUT")) {
-    options.start_timeout_s = to_seconds("HOROVOD_START_TIMEOUT", *text, false, "fix or unset it");
+  } else if (auto seconds = env_var::real(env_var::from_entries(environ_), "HOROVOD_START_TIMEOUT",
+                                          {std::nextafter(0.0, 1.0), std::numeric_limits<double>::max(),
+                                           "a number of seconds above 0; fix or unset it"})) {
+    options.start_timeout_s = *seconds;
   }
   if (app.count("--kill-grace") > 0) {
     options.kill_grace_s = to_seconds("--kill-grace", raw.kill_grace, true, "give e.g. --kill-grace 5");
@@ -250,11 +250,12 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
       ->type_name("HOSTS");
   app.add_option("--hostfile", raw.hostfile, "File of hosts: 'host slots=N', 'host:N' or 'host' per line")
       ->type_name("FILE");
-  app.add_option("--start-timeout", raw.start_timeout,
-                 "Seconds for every agent to connect (30; env "
-                 "HOROVOD_START_TIMEOUT)")
+  app.add_option(
+         "--start-timeout", raw.start_timeout,
+         "Seconds for every agent to connect (" + shortest(options.start_timeout_s) + "; env HOROVOD_START_TIMEOUT)")
       ->type_name("SECONDS");
-  app.add_option("--kill-grace", raw.kill_grace, "Seconds between SIGTERM and SIGKILL at teardown (5)")
+  app.add_option("--kill-grace", raw.kill_grace,
+                 "Seconds between SIGTERM and SIGKILL at teardown (" + shortest(options.kill_grace_s) + ")")
       ->type_name("SECONDS");
   app.add_option("--output-filename", options.output_dir, "Also write each rank's output to DIR/rank.N/")
       ->type_name("DIR");

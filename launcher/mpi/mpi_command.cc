@@ -42,7 +42,7 @@ std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOpti
   std::vector<std::string> argv{mpirun};
   // Open MPI refuses root unless told; in containers root is the norm.
   if (euid == 0) argv.push_back("--allow-run-as-root");
-  argv.insert(argv.end(), {"--tag-output", "-np", std::to_string(options.np), "-H", host_list(options.hosts),
+  argv.insert(argv.end(), {"--tag-output", "-np", std::to_string(options.np), "-H", host_list(options.plan.hosts),
                            "-bind-to", "none", "-map-by", "slot"});
   if (options.prefix_timestamp) argv.push_back("--timestamp-output");
   if (!options.output_dir.empty()) argv.insert(argv.end(), {"--output-filename", options.output_dir});

@@ -24,13 +24,11 @@ extern char** environ;
 namespace hvd::launcher {
 namespace {
 
-// Ranks that -map-by slot puts on this machine: hosts fill in order, slot by slot.
-int ranks_here(const LaunchOptions& options) {
-  int left = options.np, here = 0;
-  for (const auto& host : options.hosts) {
-    const int placed = std::min(left, host.slots);
-    if (is_local_host(host.name)) here += placed;
-    left -= placed;
+// Ranks the plan puts on this machine (mpirun's -H is the plan's hosts, each with the ranks placed there).
+int ranks_here(const Plan& plan) {
+  int here = 0;
+  for (const auto& host : plan.hosts) {
+    if (is_local_host(host.name)) here += host.slots;
   }
   return here;
 }
@@ -66,7 +64,7 @@ int run_with_mpi(const LaunchOptions& options) {
     const std::string_view e(*entry);
     if (!is_reserved_env(e.substr(0, e.find('=')))) environment.emplace_back(e);
   }
-  const auto argv = mpi_command(*mpirun, options, environment, ::geteuid(), ranks_here(options) > cores_here());
+  const auto argv = mpi_command(*mpirun, options, environment, ::geteuid(), ranks_here(options.plan) > cores_here());
   if (options.verbose) std::cerr << "hvdrun: running " << info.version << ": " << shell_quote(argv) << std::endl;
 
   std::vector<char*> c_argv, c_envp;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/env.h"
 #include "common/error.h"
 
 namespace hvd::launcher {
@@ -93,13 +94,7 @@ void expand_item(std::string_view item, std::string_view text, std::vector<std::
 }
 
 std::optional<std::string> lookup(const char* const* environ_, std::string_view name) {
-  for (auto entry = environ_; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text{*entry};
-    if (text.size() > name.size() && text.starts_with(name) && text[name.size()] == '=') {
-      return std::string{text.substr(name.size() + 1)};
-    }
-  }
-  return std::nullopt;
+  return env_var::from_entries(environ_)(std::string{name});
 }
 
 }  // namespace

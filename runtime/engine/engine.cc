@@ -43,6 +43,17 @@ std::string what(std::exception_ptr e) {
   }
 }
 
+// An elastic job being re-formed stops the engine on purpose: not an error worth a red line.
+void log_stop(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& x) {
+    if (x.kind() == ErrorKind::kMembership) return spdlog::info("hvd engine stopped: {}", x.what());
+  } catch (...) {
+  }
+  spdlog::error("hvd engine stopped: {}", what(e));
+}
+
 bool cache_keeps(const Response& r) {
   return r.error.empty() &&
          (r.type == OpType::kAllreduce || r.type == OpType::kBroadcast || r.type == OpType::kReducescatter);
@@ -148,10 +159,10 @@ void Engine::run_cycle() {
     failure = std::make_exception_ptr(Error("hvd is shut down: " + stop_reason_));
   } catch (const DataPlaneBroken& broken) {
     failure = broken.error;
-    spdlog::error("hvd engine stopped: {}", what(failure));
+    log_stop(failure);
   } catch (...) {
     failure = std::current_exception();
-    spdlog::error("hvd engine stopped: {}", what(failure));
+    log_stop(failure);
   }
   finish(failure);
 }

@@ -7,11 +7,8 @@ mkdir -p "$TEST_TMP/home"  # a HOME without ~/.ssh
 export HOME="$TEST_TMP/home"
 
 check() {  # check "expected text" ARGS...
-  local want=$1; shift
-  run_hvdrun 20 "$@"
-  expect_rc 2 "hvdrun $*"
-  expect_err "$want" "hvdrun $*"
-  [ "$(wc -l <<<"$ERR")" -eq 1 ] || fail "hvdrun $*: expected one line, got: $ERR"
+  expect_usage_error "$@"
+  shift
   grep -q "SSH config" <<<"$ERR" && fail "hvdrun $*: blames the SSH config: $ERR"
   pgrep -f "$HVD_BIN/hvd-agent" >/dev/null && fail "hvdrun $*: an agent was started"
   true

@@ -30,6 +30,16 @@ run_bounded() {
 # run_hvdrun LIMIT_S ARGS...: runs hvdrun bounded in time; sets OUT, ERR, RC.
 run_hvdrun() { local limit=$1; shift; run_bounded "$limit" "hvdrun $*" "$HVDRUN" "$@"; }
 
+# expect_usage_error WANT ARGS...: hvdrun ARGS exits 2 with one line on stderr that contains WANT (bad input is
+# refused before anything starts); sets OUT, ERR, RC.
+expect_usage_error() {
+  local want=$1; shift
+  run_hvdrun 20 "$@"
+  expect_rc 2 "hvdrun $*"
+  expect_err "$want" "hvdrun $*"
+  [ "$(wc -l <<<"$ERR")" -eq 1 ] || fail "hvdrun $*: expected one line, got: $ERR"
+}
+
 expect_rc() { [ "$RC" -eq "$1" ] || { echo "--- stdout"; echo "$OUT" | tail -20; echo "--- stderr"; echo "$ERR" | tail -20; fail "$2: exit code $RC, expected $1"; }; }
 expect_err() { grep -qF -- "$1" <<<"$ERR" || { echo "--- stderr"; echo "$ERR"; fail "$2: stderr lacks '$1'"; }; }
 

@@ -11,16 +11,13 @@
 #include <variant>
 
 #include "common/error.h"
+#include "tests/unit/launcher/command_line.h"
 
 using namespace hvd::launcher;
 
 namespace {
 
-LaunchOptions parse(std::initializer_list<const char*> args, const char* const* environ_) {
-  std::vector<const char*> argv{"hvdrun"};
-  argv.insert(argv.end(), args);
-  return std::get<LaunchOptions>(parse_command_line(static_cast<int>(argv.size()), argv.data(), environ_));
-}
+using hvd::test::parse;
 
 std::string pythonpath(const LaunchOptions& options) {
   for (const auto& [name, value] : options.exports) {

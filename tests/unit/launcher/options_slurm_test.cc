@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "launcher/cli/options.h"
+#include "tests/unit/launcher/command_line.h"
 
 using hvd::UsageError;
 using hvd::launcher::HostSpec;
@@ -16,22 +17,8 @@ const char* const kNoEnv[] = {nullptr};
 const char* const kAllocation[] = {"SLURM_JOB_ID=12", "SLURM_JOB_NODELIST=h[1-2]", "SLURM_TASKS_PER_NODE=2(x2)",
                                    nullptr};
 
-LaunchOptions parse(std::initializer_list<const char*> args, const char* const* environ_) {
-  std::vector<const char*> argv{"hvdrun"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(nullptr);
-  return std::get<LaunchOptions>(
-      hvd::launcher::parse_command_line(static_cast<int>(argv.size() - 1), argv.data(), environ_));
-}
-
-std::string error_of(std::initializer_list<const char*> args, const char* const* environ_) {
-  try {
-    parse(args, environ_);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using hvd::test::parse;
+using hvd::test::error_of;
 
 }  // namespace
 

@@ -1,10 +1,12 @@
 // A minimal rendezvous-store server for tests (the store half of hvdrun's coordination server, per
-// common/protocol.h): FramedConnection as server, one io_context thread, set/get (waiting, with timeout)/add.
+// common/protocol.h): FramedConnection as server, one io_context thread, set/get (waiting, with timeout)/add, and
+// the elastic rendezvous op answered with whatever the test set (answer_rendezvous), the request kept for checks.
 #pragma once
 
 #include <asio.hpp>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +31,15 @@ class StoreTestServer {
     io_.stop();
   }
   int port() const { return acceptor_.local_endpoint().port(); }
+  // The reply to every later rendezvous request, and the last such request seen.
+  void answer_rendezvous(nlohmann::json reply) {
+    std::lock_guard lock(rendezvous_mutex_);
+    rendezvous_reply_ = std::move(reply);
+  }
+  nlohmann::json last_rendezvous() {
+    std::lock_guard lock(rendezvous_mutex_);
+    return rendezvous_request_;
+  }
 
  private:
   struct Waiter {
@@ -80,6 +91,10 @@ class StoreTestServer {
         std::erase_if(waiters_, [&](const Waiter& w) { return w.timer == timer; });
         if (auto c = weak.lock()) c->send({{"ok", false}, {"error", "timed out waiting for key '" + key + "'"}});
       });
+    } else if (op == "rendezvous") {
+      std::lock_guard lock(rendezvous_mutex_);
+      rendezvous_request_ = m;
+      conn->send(rendezvous_reply_);
     } else {
       conn->send({{"ok", false}, {"error", "unknown op '" + op + "'"}});
     }
@@ -104,6 +119,9 @@ class StoreTestServer {
   std::vector<std::shared_ptr<FramedConnection>> connections_;  // io thread only
   std::map<std::string, std::string> values_;                   // io thread only
   std::vector<Waiter> waiters_;                                 // io thread only
+  std::mutex rendezvous_mutex_;
+  nlohmann::json rendezvous_reply_ = {{"ok", false}, {"error", "no rendezvous answer set"}};  // guarded
+  nlohmann::json rendezvous_request_;                                                         // guarded
   std::jthread thread_;
 };
 
