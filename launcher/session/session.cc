@@ -50,9 +50,11 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       ranks_() {
   if (options_.elastic) {
     // The elastic job starts agents as hosts come; plan_.hosts collects them (start_agent looks them up there).
-    elastic_ = std::make_unique<elastic::ElasticJob>(
-        io_, *options_.elastic, options_.elastic->discovery_script.empty() ? options_.hosts : std::vector<HostSpec>{},
-        *this);
+    // A fixed list is known now: the coordinator's address and the local agent's follow it from the start.
+    const bool fixed = options_.elastic->discovery_script.empty();
+    if (fixed) plan_.hosts = options_.hosts;
+    elastic_ = std::make_unique<elastic::ElasticJob>(io_, *options_.elastic,
+                                                     fixed ? options_.hosts : std::vector<HostSpec>{}, *this);
     return;
   }
   for (int r = 0; r < plan_.size(); ++r) ranks_[r] = Rank{};
