@@ -32,7 +32,7 @@ Agent::Agent(AgentOptions options)
       connect_deadline_(io_),
       retry_timer_(io_),
       heartbeat_timer_(io_),
-      signals_(io_, SIGTERM, SIGINT, SIGHUP),
+      signals_(io_, {SIGTERM, SIGINT, SIGHUP}),
       supervisor_(io_,
                   Supervisor::Callbacks{
                       [this](int rank, const char* stream, std::vector<std::string> lines) {
@@ -245,8 +245,7 @@ void Agent::do_watch_stdin() {
 }
 
 void Agent::do_wait_signals() {
-  signals_.async_wait([this](std::error_code ec, int sig) {
-    if (ec) return;
+  signals_.async_wait([this](int sig) {
     stop(std::string("received SIG") + ::sigabbrev_np(sig), kExitOk, false);
     do_wait_signals();
   });

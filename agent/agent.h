@@ -14,6 +14,7 @@
 #include <string>
 
 #include "agent/output_window.h"
+#include "agent/signal_watch.h"
 #include "agent/supervisor.h"
 #include "agent/worker_cgroup.h"
 #include "common/framed_connection.h"
@@ -70,7 +71,7 @@ class Agent {
   asio::io_context io_;
   asio::ip::tcp::socket socket_;
   asio::steady_timer connect_deadline_, retry_timer_, heartbeat_timer_;
-  asio::signal_set signals_;
+  SignalWatch signals_;
   std::optional<asio::posix::stream_descriptor> stdin_;
   OutputWindow output_window_;
   std::unique_ptr<WorkerCgroup> cgroup_;  // before supervisor_: removed after the workers are reaped

@@ -24,7 +24,7 @@ struct Supervisor::Worker {
 };
 
 Supervisor::Supervisor(asio::io_context& io, Callbacks callbacks)
-    : io_(io), callbacks_(std::move(callbacks)), sigchld_(io, SIGCHLD), grace_timer_(io) {
+    : io_(io), callbacks_(std::move(callbacks)), sigchld_(io, {SIGCHLD}), grace_timer_(io) {
   do_wait_sigchld();
 }
 
@@ -61,8 +61,7 @@ pid_t Supervisor::spawn(int rank, const SpawnOptions& options) {
 }
 
 void Supervisor::do_wait_sigchld() {
-  sigchld_.async_wait([this](std::error_code ec, int) {
-    if (ec) return;  // cancelled: the supervisor is going away
+  sigchld_.async_wait([this](int) {
     reap();
     do_wait_sigchld();
   });

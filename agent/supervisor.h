@@ -20,6 +20,7 @@
 
 #include "agent/output_pump.h"
 #include "agent/process.h"
+#include "agent/signal_watch.h"
 
 namespace hvd::agent {
 
@@ -70,7 +71,7 @@ class Supervisor {
 
   asio::io_context& io_;
   Callbacks callbacks_;
-  asio::signal_set sigchld_;
+  SignalWatch sigchld_;  // not asio::signal_set: see signal_watch.h
   asio::steady_timer grace_timer_;
   std::map<pid_t, std::unique_ptr<Worker>> workers_;
   bool idle_fired_ = false;

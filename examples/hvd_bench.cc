@@ -12,6 +12,8 @@
 // buffer for the others (nccl-tests' convention). Every result is checked before it is timed.
 // --gpu: the buffers are device memory on device local_rank (the NCCL backend; --tensors are then slices of one
 // device buffer).
+// OP memcpy: no collective; every rank copies its buffer into another, all ranks at once (the peer that the data
+// plane's busbw is held against: the same memory bus, shared the same way). busbw = bytes / time.
 //   hvdrun -np 2 build/bin/hvd-bench allreduce --min 8 --max 256M --factor 2
 #include <algorithm>
 #include <chrono>
@@ -83,7 +85,7 @@ Options parse(int argc, char** argv) {
   if (argc < 2) usage("missing OP");
   o.op = argv[1];
   if (o.op != "allreduce" && o.op != "allgather" && o.op != "broadcast" && o.op != "alltoall" &&
-      o.op != "reducescatter") {
+      o.op != "reducescatter" && o.op != "memcpy") {
     usage("unknown OP '" + o.op + "'");
   }
   std::size_t lo = 8, hi = 64u << 20;
@@ -123,6 +125,7 @@ Options parse(int argc, char** argv) {
       usage("unknown option '" + a + "'");
   }
   if (o.gpu && o.raw) usage("--raw times the CPU communicator; it does not take --gpu");
+  if (o.gpu && o.op == "memcpy") usage("memcpy times host memory; it does not take --gpu");
   if (o.gpu) o.contiguous = true;
   if (!sizes.empty()) {
     std::size_t pos = 0;
@@ -143,7 +146,7 @@ Options parse(int argc, char** argv) {
 
 double bus_factor(const std::string& op, int n) {
   if (op == "allreduce") return 2.0 * (n - 1) / n;
-  if (op == "broadcast") return 1.0;
+  if (op == "broadcast" || op == "memcpy") return 1.0;
   return static_cast<double>(n - 1) / n;
 }
 
@@ -155,7 +158,10 @@ class Bench {
     es_ = hvd::size_of(o.dtype);
     const std::size_t total = std::max<std::size_t>(1, bytes / es_), np = static_cast<std::size_t>(size_);
     std::size_t in_n = 0, out_n = 0;
-    if (o.op == "allreduce" || o.op == "broadcast") {
+    if (o.op == "memcpy") {
+      n_ = in_n = out_n = total;
+      reported_ = n_ * es_;
+    } else if (o.op == "allreduce" || o.op == "broadcast") {
       n_ = in_n = total;
       reported_ = n_ * es_;
     } else if (o.op == "allgather") {  // n_ per rank in, all of them out
@@ -204,7 +210,9 @@ class Bench {
     using namespace hvd;
     auto dt = o_.dtype;
     auto n = static_cast<std::int64_t>(n_);
-    if (o_.op == "allreduce") {
+    if (o_.op == "memcpy") {
+      std::memcpy(out_.data(), in_.data(), n_ * es_);
+    } else if (o_.op == "allreduce") {
       if (raw_ && o_.tensors > 1) {
         // The step without fusion: one allreduce per part, back to back (each part's own sum is what check() sees).
         std::size_t per = (n_ + o_.tensors - 1) / o_.tensors;
@@ -287,6 +295,7 @@ class Bench {
     };
     double all = static_cast<double>(size_) * (size_ + 1) / 2;
     auto expect_at = [&](std::size_t i) -> std::pair<double, double> {
+      if (o_.op == "memcpy") return {value(out_, i), static_cast<double>(rank_ + 1)};
       if (o_.op == "allreduce") return {value(in_, i), all};
       if (o_.op == "broadcast") return {value(in_, i), 1};
       if (o_.op == "allgather") return {value(out_, i), static_cast<double>(i / n_ + 1)};

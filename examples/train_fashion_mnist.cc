@@ -10,6 +10,7 @@
 #include <string>
 
 #include "examples/fashion_mnist_data.h"
+#include "examples/fashion_mnist_net.h"
 #include "hvd/torch.h"
 
 namespace {
@@ -37,38 +38,7 @@ struct Options {
   long bench_warmup = 10;  // steps left out of the BENCH figures (allocators, caches; autotune's search)
 };
 
-struct NetImpl : torch::nn::Module {
-  NetImpl()
-      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 10, 5)))),
-        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(10, 20, 5)))),
-        conv2_drop(register_module("conv2_drop", torch::nn::Dropout2d())),
-        fc1(register_module("fc1", torch::nn::Linear(320, 50))),
-        fc2(register_module("fc2", torch::nn::Linear(50, 10))) {}
-
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::relu(torch::max_pool2d(conv1->forward(x), 2));
-    x = torch::relu(torch::max_pool2d(conv2_drop->forward(conv2->forward(x)), 2));
-    x = torch::relu(fc1->forward(x.view({-1, 320})));
-    x = torch::dropout(x, 0.5, is_training());
-    return torch::log_softmax(fc2->forward(x), 1);
-  }
-
-  torch::nn::Conv2d conv1, conv2;
-  torch::nn::Dropout2d conv2_drop;
-  torch::nn::Linear fc1, fc2;
-};
-TORCH_MODULE(Net);
-
-// FNV-1a over every parameter's bytes in order: equal only if the parameters are bitwise identical.
-std::uint64_t parameter_checksum(Net& model) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const auto& p : model->parameters()) {
-    torch::Tensor c = p.detach().cpu().contiguous();
-    const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
-    for (std::size_t i = 0; i < c.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-  }
-  return h;
-}
+using fashion_mnist::Net;
 
 struct Timing {
   long steps = 0;
@@ -77,23 +47,10 @@ struct Timing {
 };
 
 void test(Net& model, hvd::examples::FashionMnistDataset& dataset, const Options& o, torch::Device device) {
-  model->eval();
-  torch::NoGradGuard no_grad;
-  torch::data::samplers::DistributedSequentialSampler sampler(*dataset.size(), hvd::size(), hvd::rank(), false);
-  double loss_sum = 0, correct = 0, count = 0;
-  while (auto indices = sampler.next(o.test_batch_size)) {
-    auto batch = dataset.get_batch(*indices);
-    auto output = model->forward(batch.data.to(device));
-    auto target = batch.target.to(device);
-    loss_sum += torch::nll_loss(output, target, {}, torch::Reduction::Sum).item<double>();
-    correct += output.argmax(1).eq(target).sum().item<double>();
-    count += static_cast<double>(indices->size());
+  const auto result = fashion_mnist::evaluate(model, dataset, o.test_batch_size, device);
+  if (hvd::rank() == 0) {
+    std::printf("\nTest set: Average loss: %.4f, Accuracy: %.2f%%\n\n", result.loss, 100.0 * result.accuracy);
   }
-  // Ranks may hold one sample more or less (no padding): average the sums, then divide by the average count.
-  double mean_count = hvd::torch::metric_average(count, "test_count");
-  double loss = hvd::torch::metric_average(loss_sum, "test_loss") / mean_count;
-  double accuracy = hvd::torch::metric_average(correct, "test_correct") / mean_count;
-  if (hvd::rank() == 0) std::printf("\nTest set: Average loss: %.4f, Accuracy: %.2f%%\n\n", loss, 100.0 * accuracy);
   std::fflush(stdout);
 }
 
@@ -172,7 +129,7 @@ int run(const Options& o) {
   }
   if (o.checksum)
     std::printf("PARAM_CHECKSUM rank=%d steps=%ld %016llx\n", hvd::rank(), step,
-                static_cast<unsigned long long>(parameter_checksum(model)));
+                static_cast<unsigned long long>(fashion_mnist::parameter_checksum(model)));
   std::fflush(stdout);
   hvd::shutdown();
   return 0;

@@ -53,7 +53,6 @@ int run(int argc, char** argv) {
     Session session(options, Plan{}, local_agent_path());
     return session.run();
   }
-  const Plan plan = make_plan(options.hosts, options.np);
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
     Session session(attempt, attempt.plan, local_agent_path());
     return session.run();

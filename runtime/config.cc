@@ -91,6 +91,7 @@ Config read_config(const EnvLookup& env) {
   autotune_count("HOROVOD_AUTOTUNE_WARMUP_SAMPLES", c.autotune_warmup_samples, 1);
   autotune_count("HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", c.autotune_steps_per_sample, 1);
   autotune_count("HOROVOD_AUTOTUNE_SAMPLES_PER_POINT", c.autotune_samples_per_point, 1);
+  autotune_count("HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", c.autotune_min_sample_ms, 0);
   if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;

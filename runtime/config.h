@@ -26,6 +26,7 @@ struct Config {
   int autotune_warmup_samples = 3;              // HOROVOD_AUTOTUNE_WARMUP_SAMPLES
   int autotune_steps_per_sample = 20;           // HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE
   int autotune_samples_per_point = 3;           // HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
+  int autotune_min_sample_ms = 10;              // HOROVOD_AUTOTUNE_MIN_SAMPLE_MS: a shorter sample is extended
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
 };

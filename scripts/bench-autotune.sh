@@ -6,14 +6,19 @@
 # Settings: Horovod's defaults (fusion 128 MiB, cycle 1 ms), a grid of fusion {0, 128 MiB} x cycle {0, 1, 5} ms,
 # and --autotune. Medians over ROUNDS rounds (default 3); the autotune log's last row is its choice.
 # Usage: scripts/bench-autotune.sh [STEPS [STEPS2]] (defaults 500 and 20000). Needs a build.
+# WORKLOADS="train small" (the default) or one of them. Every autotune run's choice is listed (does it converge
+# to the same setting run after run?).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps="${1:-500}"
 steps2="${2:-20000}"
 warmup="${WARMUP:-250}"
 rounds="${ROUNDS:-3}"
+workloads="${WORKLOADS:-train small}"
 bin="${HVD_BIN:-build/bin}"
-for tool in hvdrun train_fashion_mnist hvd_timeline; do
+tools=(hvdrun hvd_timeline)
+[[ " $workloads " == *" train "* ]] && tools+=(train_fashion_mnist)
+for tool in "${tools[@]}"; do
   [ -x "$bin/$tool" ] || { echo "bench-autotune: $bin/$tool missing; run scripts/build.sh" >&2; exit 1; }
 done
 log="$(mktemp -d)"
@@ -40,7 +45,12 @@ run_small() {  # NAME -> steps/s
   # shellcheck disable=SC2086
   timeout 600 "$bin/hvdrun" -np 2 ${setting[$1]} "$bin/hvd_timeline" "$steps2" >/dev/null
   end=$(date +%s%N)
+  if [ "$1" = autotune ]; then choice; fi
   awk -v n="$steps2" -v ns=$((end - start)) 'BEGIN {printf "%.1f", n / (ns / 1e9)}'
+}
+choice() {  # appends the last autotune run's choice to $log/choices
+  echo "fusion $(tail -1 "$log/autotune.csv" | cut -d, -f3) B, cycle $(tail -1 "$log/autotune.csv" | cut -d, -f4) ms," \
+    "$(($(wc -l <"$log/autotune.csv") - 2)) samples" >>"$log/choices"
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
@@ -59,15 +69,25 @@ report() {  # WORKLOAD UNIT: prints the table and the ratios from samples_<workl
   awk -v a="${med[autotune]}" -v b="${med[$best]}" -v d="${med[default]}" -v n="$best" 'BEGIN {
     printf "autotune / best hand-picked (%s) = %.3f   (target >= 0.95)\n", n, a / b
     printf "autotune / default = %.3f\n", a / d }'
-  echo "autotune's choice in the last run: fusion $(tail -1 "$log/autotune.csv" | cut -d, -f3) bytes, cycle $(tail -1 "$log/autotune.csv" | cut -d, -f4) ms"
+  echo "autotune's choice, run by run:"
+  sort "$log/choices" | uniq -c
+  : >"$log/choices"
 }
 
 declare -A train small
-for ((r = 0; r < rounds; r++)); do
-  for name in "${names[@]}"; do train[$name]+="$(run_train "$name") "; done
-done
-report train samples/s
-for ((r = 0; r < rounds; r++)); do
-  for name in "${names[@]}"; do small[$name]+="$(run_small "$name") "; done
-done
-report small steps/s
+: >"$log/choices"
+if [[ " $workloads " == *" train "* ]]; then
+  for ((r = 0; r < rounds; r++)); do
+    for name in "${names[@]}"; do
+      train[$name]+="$(run_train "$name") "
+      if [ "$name" = autotune ]; then choice; fi
+    done
+  done
+  report train samples/s
+fi
+if [[ " $workloads " == *" small "* ]]; then
+  for ((r = 0; r < rounds; r++)); do
+    for name in "${names[@]}"; do small[$name]+="$(run_small "$name") "; done
+  done
+  report small steps/s
+fi

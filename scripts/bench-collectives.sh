@@ -7,6 +7,8 @@
 # Then a training step through the engine, 100 tensors submitted as one batch (hvd-bench --tensors 100), beside one
 # raw allreduce of the step's whole size in the same round: step_x is the median of the rounds' step / raw ratios
 # (issue targets: 100 x 40 KiB <= 1.3x the raw 4 MiB allreduce; 100 x 40 B <= 60 us).
+# Last, the data plane against memory: hvd-bench memcpy (every rank copies its buffer at once, same sizes and
+# method) in the same rounds; mem_x is the median of the rounds' raw busbw / memcpy GB/s (target >= 0.5 from 1 MiB).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$here/build/bin}
@@ -32,7 +34,7 @@ if [[ -x $BIN/mpi-allreduce-bench ]] && command -v mpirun >/dev/null; then
 else
   echo "bench-collectives: no MPI (mpirun or mpi-allreduce-bench missing): MPI columns left out" >&2
 fi
-: >"$tmp/raw"; : >"$tmp/engine"; : >"$tmp/hvdmpi"; : >"$tmp/mpi"; : >"$tmp/step"; : >"$tmp/stepraw"
+: >"$tmp/raw"; : >"$tmp/engine"; : >"$tmp/hvdmpi"; : >"$tmp/mpi"; : >"$tmp/step"; : >"$tmp/stepraw"; : >"$tmp/memcpy"
 # Each round runs all four side by side, so a drift of the machine (this VM's MPI times swing 2x between runs)
 # hits them alike; lines are "round bytes median_us algbw busbw".
 tag() { grep -E '^[0-9]' | awk -v r="$1" '{ print r, $0 }' || true; }
@@ -46,6 +48,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   fi
   "$BIN/hvdrun" -np "$NP" "$BIN/hvd-bench" allreduce --sizes 4000,4M --tensors 100 --time "$TIME" | strip | tag $round >>"$tmp/step"
   "$BIN/hvdrun" -np "$NP" "$BIN/hvd-bench" allreduce --sizes 4000,4M --time "$TIME" --raw | strip | tag $round >>"$tmp/stepraw"
+  "$BIN/hvdrun" -np "$NP" "$BIN/hvd-bench" memcpy --sizes "$SIZES" --time "$TIME" | strip | tag $round >>"$tmp/memcpy"
 done
 
 # Columns: bytes; median us of the built-in communicator alone (raw), the engine on it, the engine on the MPI
@@ -102,3 +105,21 @@ awk '
              b[i] " B", ratios == "" ? "-" : sprintf("%.2f", median(ratios))
     }
   }' "$tmp/step" "$tmp/stepraw"
+
+echo
+awk '
+  function median(list,    a, k, i, j, t) {
+    k = split(list, a, " ")
+    for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
+  }
+  FNR == 1 { file++ }
+  { bw[file, $2] = bw[file, $2] " " $5; g[file, $1, $2] = $5; if (file == 1 && !seen[$2]++) order[++n] = $2 }
+  END {
+    printf "%12s %10s %12s %8s\n", "bytes", "raw_GBps", "memcpy_GBps", "mem_x"
+    for (i = 1; i <= n; i++) {
+      b = order[i]; ratios = ""
+      for (r = 1; (1, r, b) in g && (2, r, b) in g; r++) if (g[2, r, b] > 0) ratios = ratios " " g[1, r, b] / g[2, r, b]
+      printf "%12s %10s %12s %8s\n", b, median(bw[1, b]), median(bw[2, b]), ratios == "" ? "-" : sprintf("%.2f", median(ratios))
+    }
+  }' "$tmp/raw" "$tmp/memcpy"

@@ -3,13 +3,18 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <limits>
 
+#include "agent/agent_main.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
 
@@ -17,12 +22,45 @@ namespace hvd::launcher {
 
 std::vector<std::string> agent_command(const AgentStart& start) {
   return {start.agent_path, "--coordinator", start.coordinator_host + ":" + std::to_string(start.coordinator_port),
-          "--host", start.host, "--log-level", start.log_level};
+          "--host",         start.host,      "--log-level",
+          start.log_level};
 }
 
 namespace {
 
 constexpr int kAgentExitWaitMs = 10'000;
+
+// Threads of this process now (Threads: in /proc/self/status); 0 when unknown.
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  int count = 0;
+  while (status >> key) {
+    if (key == "Threads:") return status >> count ? count : 0;
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// In the forked agent, what exec would have done: every descriptor but 0-2 closed (hvdrun's listener, sockets and
+// pipes, its io_context's epoll set, Asio's signal pipe), caught signals back to their defaults (Asio's handler
+// would write to that pipe), and an hvd-agent's name and command line for ps and pgrep.
+void become_agent(int stdin_fd, std::string& cmdline) {
+  ::dup2(stdin_fd, STDIN_FILENO);
+  ::close_range(3, ~0U, 0);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN && old.sa_handler != SIG_DFL) {
+      ::signal(sig, SIG_DFL);
+    }
+  }
+  ::prctl(PR_SET_NAME, "hvd-agent", 0, 0, 0);
+  // Needs CAP_SYS_RESOURCE; without it /proc/PID/cmdline stays hvdrun's (the name above still says hvd-agent).
+  const auto start = reinterpret_cast<unsigned long>(cmdline.data());
+  if (::prctl(PR_SET_MM, PR_SET_MM_ARG_START, start, 0, 0) == 0) {
+    ::prctl(PR_SET_MM, PR_SET_MM_ARG_END, start + cmdline.size(), 0, 0);
+  }
+}
 
 // The local agent: a child process whose stdin is a pipe we hold; its exit is seen through a pidfd so the
 // launcher needs no process-wide SIGCHLD handler.
@@ -37,16 +75,36 @@ class LocalAgentProcess : public AgentProcess {
     std::vector<char*> argv;
     for (auto& s : argv_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ < 0) throw Error(std::string("fork for the local agent: ") + std::strerror(errno));
-    if (pid_ == 0) {
-      ::dup2(read_end.get(), STDIN_FILENO);
-      // The agent holds only its stdin, stdout and stderr: nothing of hvdrun's (sockets, pipes) survives exec.
-      ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-      ::execv(argv[0], argv.data());
-      std::fprintf(stderr, "hvdrun: cannot execute the agent %s: %s\n", argv[0], std::strerror(errno));
-      ::_exit(127);
+    // Forked without exec when hvdrun has no other thread (no lock of theirs is copied held): the agent's code is
+    // linked in, so the child skips loading hvd-agent. With SSH threads running, exec as before.
+    if (thread_count() == 1) {
+      std::string cmdline;
+      for (const auto& a : argv_strings) cmdline.append(a).push_back('\0');
+      std::fflush(nullptr);  // nothing hvdrun buffered may be written twice
+      pid_ = ::fork();
+      if (pid_ == 0) {
+        become_agent(read_end.get(), cmdline);
+        int code = 1;
+        try {
+          code = agent::agent_main(static_cast<int>(argv.size()) - 1, argv.data());
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "hvd-agent on %s: %s\n", start_.host.c_str(), e.what());
+        }
+        std::fflush(nullptr);
+        ::_exit(code);  // never back into hvdrun's code, nor its exit handlers
+      }
+    } else {
+      pid_ = ::fork();
+      if (pid_ == 0) {
+        ::dup2(read_end.get(), STDIN_FILENO);
+        // The agent holds only its stdin, stdout and stderr: nothing of hvdrun's (sockets, pipes) survives exec.
+        ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        ::execv(argv[0], argv.data());
+        std::fprintf(stderr, "hvdrun: cannot execute the agent %s: %s\n", argv[0], std::strerror(errno));
+        ::_exit(127);
+      }
     }
+    if (pid_ < 0) throw Error(std::string("fork for the local agent: ") + std::strerror(errno));
     read_end.reset();
     std::string line = start_.secret_hex + "\n";
     if (::write(stdin_.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {

@@ -1,5 +1,6 @@
-// A running hvd-agent for one host, started by hvdrun: on this host a plain child process, elsewhere a command
-// executed over SSH. The job secret is written to the agent's stdin, never put on a command line. The agent
+// A running hvd-agent for one host, started by hvdrun: on this host a child process (hvdrun forked, running the
+// agent's code without exec while hvdrun has one thread; else hvd-agent exec'd), elsewhere a command executed over
+// SSH. The job secret is written to the agent's stdin, never put on a command line. The agent
 // watches its stdin: when it closes (this object destroyed, hvdrun killed, SSH link lost), the agent kills its
 // workers and exits.
 #pragma once

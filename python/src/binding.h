@@ -16,5 +16,6 @@ void register_ops(py::module_& m);
 void register_state(py::module_& m);
 void register_optimizer(py::module_& m);
 void register_timeline(py::module_& m);
+void register_elastic(py::module_& m);
 
 }  // namespace hvd::python

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_C, m) {
   hvd::python::register_state(m);
   hvd::python::register_optimizer(m);
   hvd::python::register_timeline(m);
+  hvd::python::register_elastic(m);
 }

@@ -15,7 +15,7 @@ const std::vector<std::chrono::microseconds> Autotuner::kCycleCandidates = {
 namespace {
 
 const char* phase_name(int phase) {
-  static const char* kNames[] = {"warmup", "fusion", "cycle", "final"};
+  static const char* kNames[] = {"warmup", "cycle", "fusion", "final"};
   return kNames[phase];
 }
 
@@ -32,8 +32,10 @@ Autotuner::Autotuner(const Config& config, int rank)
       warmup_samples_(config.autotune_warmup_samples),
       samples_per_point_(config.autotune_samples_per_point),
       steps_per_sample_(config.autotune_steps_per_sample),
+      min_sample_(std::chrono::milliseconds(config.autotune_min_sample_ms)),
       phase_(config.autotune ? Phase::kWarmup : Phase::kDone),
-      current_{config.fusion_threshold, config.cycle_time},
+      // The warm-up runs the first candidate: the configured cycle time may be the slowest setting of all.
+      current_{config.fusion_threshold, config.autotune ? kCycleCandidates[0] : config.cycle_time},
       best_(current_),
       warmup_left_(config.autotune_warmup_samples) {
   if (!config.autotune || rank_ != 0 || config.autotune_log.empty()) return;
@@ -55,7 +57,14 @@ void Autotuner::executed(const Response& r) {
 
 bool Autotuner::cycle_end(bool executed_any, Clock::time_point) {
   if (!tuning() || !executed_any) return false;
-  return ++steps_ >= steps_per_sample_;
+  return ++steps_ >= cycles_per_sample();
+}
+
+int Autotuner::cycles_per_sample() const {
+  // A slow cycle time is paced by the cycle, not by the work: fewer cycles tell as much, and each costs the job.
+  if (current_.cycle_time.count() <= 0) return steps_per_sample_;
+  const auto paced = static_cast<int>(kSamplePacing / current_.cycle_time);
+  return std::clamp(paced, std::min(kMinCyclesPerSample, steps_per_sample_), steps_per_sample_);
 }
 
 const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
@@ -63,15 +72,18 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
   const double seconds = std::chrono::duration<double>(now - sample_start_).count();
   const double rate = seconds > 0 ? static_cast<double>(bytes_) / seconds : 0;
   std::string decision;
-  if (rank_ == 0) {
+  // Too short a sample is mostly noise (one preemption halves it): rank 0 extends it over the next cycles, with
+  // the same setting on every rank, until it spans min_sample_.
+  const bool extend = rank_ == 0 && now - sample_start_ < min_sample_;
+  if (extend) {
+    decision = encode();
+  } else if (rank_ == 0) {
     const TunedParams measured = current_;
     const Phase measured_phase = phase_;
     score_and_advance(rate);
     log_row(sample_index_, measured_phase, measured, bytes_, seconds, rate);
     if (phase_ == Phase::kDone) log_row(sample_index_ + 1, Phase::kDone, current_, 0, 0, best_score_);
-    std::ostringstream out;
-    out << current_.fusion_threshold << ' ' << current_.cycle_time.count() << ' ' << static_cast<int>(phase_);
-    decision = out.str();
+    decision = encode();
   }
   decision = broadcast(decision);
   if (rank_ != 0) {
@@ -86,45 +98,61 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
     spdlog::info("autotune: fusion threshold {} bytes, cycle time {} ms", current_.fusion_threshold,
                  static_cast<double>(current_.cycle_time.count()) / 1000.0);
   }
-  ++sample_index_;
   steps_ = 0;
+  if (extend) return current_;
+  ++sample_index_;
   bytes_ = 0;
   sample_start_ = Clock::now();  // the broadcast is not part of the next sample
   return current_;
 }
 
+std::string Autotuner::encode() const {
+  std::ostringstream out;
+  out << current_.fusion_threshold << ' ' << current_.cycle_time.count() << ' ' << static_cast<int>(phase_);
+  return out.str();
+}
+
 void Autotuner::score_and_advance(double rate) {
   if (phase_ == Phase::kWarmup) {
     if (--warmup_left_ > 0) return;
-    phase_ = Phase::kFusion;
+    phase_ = Phase::kCycle;
     candidate_ = 0;
-    current_.fusion_threshold = kFusionCandidates[0];
+    current_.cycle_time = kCycleCandidates[0];
     return;
   }
   scores_.push_back(rate);
-  if (static_cast<int>(scores_.size()) < samples_per_point_) return;
+  // A point whose first sample is under half the best score so far cannot win on noise this side of 2x: it is
+  // scored by that sample, so a bad setting (a 5 ms cycle on small steps) costs the job one sample, not three.
+  const bool hopeless = scores_.size() == 1 && best_score_ > 0 && rate < kAbandonBelow * best_score_;
+  if (!hopeless && static_cast<int>(scores_.size()) < samples_per_point_) return;
   const double score = median(std::exchange(scores_, {}));
+  scored_.push_back(current_);
   if (score > best_score_) {
     best_score_ = score;
     best_ = current_;
   }
-  const auto& list_size = phase_ == Phase::kFusion ? kFusionCandidates.size() : kCycleCandidates.size();
-  if (++candidate_ < list_size) {
-    if (phase_ == Phase::kFusion)
-      current_.fusion_threshold = kFusionCandidates[candidate_];
-    else
+  next_candidate();
+}
+
+void Autotuner::next_candidate() {
+  if (phase_ == Phase::kCycle) {
+    if (++candidate_ < kCycleCandidates.size()) {
       current_.cycle_time = kCycleCandidates[candidate_];
-    return;
-  }
-  if (phase_ == Phase::kFusion) {
-    // The cycle times are tried with the best threshold found.
-    phase_ = Phase::kCycle;
+      return;
+    }
+    // The thresholds are tried with the best cycle time found.
+    phase_ = Phase::kFusion;
     candidate_ = 0;
-    current_ = {best_.fusion_threshold, kCycleCandidates[0]};
+    current_ = {kFusionCandidates[0], best_.cycle_time};
+  } else if (++candidate_ < kFusionCandidates.size()) {
+    current_.fusion_threshold = kFusionCandidates[candidate_];
+  } else {
+    phase_ = Phase::kDone;
+    current_ = best_;
     return;
   }
-  phase_ = Phase::kDone;
-  current_ = best_;
+  // The configured threshold was scored in the cycle phase: measuring it again would only spend the job's steps.
+  if (std::find(scored_.begin(), scored_.end(), current_) != scored_.end()) next_candidate();
 }
 
 void Autotuner::log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate) {

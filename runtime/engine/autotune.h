@@ -1,13 +1,18 @@
 // HOROVOD_AUTOTUNE: tunes the fusion threshold and the cycle time online during the first steps, then fixes them.
 // Method (a coordinate search, deterministic and bounded): after HOROVOD_AUTOTUNE_WARMUP_SAMPLES samples, each
-// fusion threshold of kFusionCandidates is scored with the cycle time as configured, then each cycle time of
-// kCycleCandidates with the best threshold; a setting's score is the median of HOROVOD_AUTOTUNE_SAMPLES_PER_POINT
-// samples of bytes/s (bytes the executed ops carried over the wall time of the sample, so compute between steps
-// counts, as it does for the job). The best scored setting wins, after 3 + 3 x 8 samples.
-// A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops: a count every rank agrees on (all ranks
-// execute the same responses), so every rank reaches the end of a sample at the same cycle and calls agree()
-// there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per sample to
-// HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
+// cycle time of kCycleCandidates is scored with the fusion threshold as configured, then each threshold of
+// kFusionCandidates with the best cycle time (the point already scored is not measured again); a setting's score
+// is the median of HOROVOD_AUTOTUNE_SAMPLES_PER_POINT samples of bytes/s (bytes the executed ops carried over the
+// wall time of the sample, so compute between steps counts, as it does for the job), or its first sample alone
+// when that is under kAbandonBelow x the best score so far. The best scored setting wins, after at most
+// 3 + 3 x 7 samples. Cycle times go first because they decide small steps, and a fusion sweep at a slow cycle
+// would spend 15 samples there.
+// The warm-up runs the first candidate (cycle time 0), not the configured setting, which may be the slowest.
+// A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops (fewer for slow cycle times, see
+// kSamplePacing), extended by rank 0 until it spans HOROVOD_AUTOTUNE_MIN_SAMPLE_MS (10): a count every rank agrees on
+// (all ranks execute the same responses and run the same setting), so every rank reaches the end of a sample at the
+// same cycle and calls agree() there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per
+// sample to HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
 #pragma once
 
 #include <chrono>
@@ -47,21 +52,31 @@ class Autotuner {
 
   static const std::vector<std::size_t> kFusionCandidates;
   static const std::vector<std::chrono::microseconds> kCycleCandidates;
+  static constexpr double kAbandonBelow = 0.5;
+  // Cycle times past kSamplePacing / HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE get fewer cycles per sample (at least
+  // kMinCyclesPerSample): every rank knows the setting, so every rank still ends the sample at the same cycle.
+  static constexpr std::chrono::milliseconds kSamplePacing{20};
+  static constexpr int kMinCyclesPerSample = 4;
 
  private:
-  enum class Phase { kWarmup, kFusion, kCycle, kDone };
+  enum class Phase { kWarmup, kCycle, kFusion, kDone };
   void score_and_advance(double bytes_per_s);  // rank 0
+  void next_candidate();
+  int cycles_per_sample() const;
+  std::string encode() const;  // rank 0's decision as broadcast: fusion threshold, cycle time (us), phase
   // One CSV row: the setting measured in that sample (the last row, phase "final", is the chosen one).
   void log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate);
 
   const int rank_;
   const int warmup_samples_, samples_per_point_, steps_per_sample_;
+  const std::chrono::milliseconds min_sample_;
   Phase phase_;
   TunedParams current_;
   TunedParams best_;
   double best_score_ = -1;
-  std::size_t candidate_ = 0;   // index into the phase's candidate list
-  std::vector<double> scores_;  // samples of the current point
+  std::size_t candidate_ = 0;        // index into the phase's candidate list
+  std::vector<double> scores_;       // samples of the current point
+  std::vector<TunedParams> scored_;  // points done, never sampled again
   int warmup_left_;
   int steps_ = 0;
   std::size_t bytes_ = 0;

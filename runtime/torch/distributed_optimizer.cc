@@ -2,8 +2,10 @@
 // waits for them. Protocol per parameter and step: the hook fires once per backward pass; on the
 // backward_passes_per_step-th pass it launches the allreduce of (.grad so far + this pass's gradient). synchronize()
 // launches zeros for parameters whose hook never fired (every rank must join every named allreduce), waits, and
-// writes the results into .grad. With Adasum the hook instead steps the wrapped optimizer on that one parameter,
-// restores the parameter, and reduces the change; synchronize() adds the reduced change to the parameter.
+// writes the results into .grad. A step whose ops failed is dropped by the next zero_grad() or backward pass, so the
+// optimizer outlives a lost peer or an elastic reset (hvd::size() is read at each launch). With Adasum the hook instead
+// steps the wrapped optimizer on that one parameter, restores the parameter, and reduces the change; synchronize() adds
+// the reduced change to the parameter.
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -27,8 +29,8 @@ struct DistributedOptimizer::Impl {
     std::string name;
     Tensor param;
     unsigned hook = 0;
-    int passes = 0;         // backward passes since the last synchronize()
-    TensorHandle pending;   // the launched allreduce, if any
+    int passes = 0;        // backward passes since the last synchronize()
+    TensorHandle pending;  // the launched allreduce, if any
   };
 
   ::torch::optim::Optimizer& optimizer;
@@ -91,10 +93,39 @@ struct DistributedOptimizer::Impl {
     return delta;
   }
 
+  // A step whose ops failed (a lost peer; in an elastic job, a reset that shut the runtime down under them) is
+  // void: its error reached the caller through whatever call failed first, and after a reset its ops belong to a
+  // runtime that is gone. Dropping them lets the next zero_grad() or backward pass start clean, whatever the job's
+  // size is now. Caller holds the mutex.
+  void drop_failed_step() {
+    bool failed = false;
+    for (auto& slot : slots) {
+      if (!slot.pending.valid() || !slot.pending.poll()) continue;
+      try {
+        slot.pending.wait();  // done: returns at once, or rethrows the op's error
+      } catch (...) {
+        failed = true;
+      }
+    }
+    if (!failed) return;
+    for (auto& slot : slots) {
+      if (slot.pending.valid()) {
+        try {
+          slot.pending.wait();
+        } catch (...) {  // the step is void; its first error was already the caller's
+        }
+      }
+      slot.pending = TensorHandle();
+      slot.passes = 0;
+    }
+    synchronized = false;
+  }
+
   void on_gradient(std::size_t index, const Tensor& grad) {
     ::torch::NoGradGuard no_grad;
     std::lock_guard<std::mutex> lock(mutex);
     Slot& slot = slots[index];
+    if (slot.pending.valid()) drop_failed_step();  // a backward pass after a failed step, without zero_grad()
     if (slot.pending.valid()) {
       throw Error("DistributedOptimizer: the gradient of '" + slot.name + "' was computed more than " +
                   "backward_passes_per_step (" + std::to_string(options.backward_passes_per_step) +
@@ -158,7 +189,8 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
                 std::to_string(options.backward_passes_per_step));
   }
   if (options.op != ReduceOp::kAverage && options.op != ReduceOp::kSum && options.op != ReduceOp::kAdasum) {
-    throw Error(std::string("DistributedOptimizer: op ") + name_of(options.op) + " is not supported; use average, "
+    throw Error(std::string("DistributedOptimizer: op ") + name_of(options.op) +
+                " is not supported; use average, "
                 "sum or adasum");
   }
   if (options.gradient_predivide_factor != 1.0 &&
@@ -216,6 +248,7 @@ void DistributedOptimizer::step() {
 
 void DistributedOptimizer::zero_grad() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->drop_failed_step();
   for (const auto& slot : impl_->slots) {
     if (slot.pending.valid()) {
       throw Error("DistributedOptimizer::zero_grad() called between backward() and step(): the allreduce of '" +

@@ -2,78 +2,17 @@
 // says which hyper-parameters, state tensors (all shaped like their parameter) and step counter it has; one generic
 // routine then (1) checks that the param-group layout matches, (2) broadcasts hyper-parameters, (3) broadcasts
 // which state exists on root and creates/drops local state to match, (4) broadcasts step counters and tensors.
-#include <torch/optim/adagrad.h>
-#include <torch/optim/adam.h>
-#include <torch/optim/rmsprop.h>
-#include <torch/optim/sgd.h>
-
 #include <string>
 #include <vector>
 
 #include "hvd/torch.h"
+#include "runtime/torch/optimizer_traits.h"
 
 namespace hvd::torch {
 namespace {
 
 namespace optim = ::torch::optim;
-
-struct SgdTraits {
-  using Options = optim::SGDOptions;
-  using State = optim::SGDParamState;
-  static constexpr const char* kSlots[] = {"momentum_buffer"};
-  static std::vector<double> hyper(const Options& o) {
-    return {o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov() ? 1.0 : 0.0};
-  }
-  static void set_hyper(Options& o, const double* v) {
-    o.lr(v[0]).momentum(v[1]).dampening(v[2]).weight_decay(v[3]).nesterov(v[4] != 0.0);
-  }
-  static std::vector<Tensor*> tensors(State& s) { return {&s.momentum_buffer()}; }
-  static std::int64_t* step(State&) { return nullptr; }
-};
-
-struct AdamTraits {
-  using Options = optim::AdamOptions;
-  using State = optim::AdamParamState;
-  static constexpr const char* kSlots[] = {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"};
-  static std::vector<double> hyper(const Options& o) {
-    return {o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(), o.amsgrad() ? 1.0 : 0.0};
-  }
-  static void set_hyper(Options& o, const double* v) {
-    o.lr(v[0]).betas(std::make_tuple(v[1], v[2])).eps(v[3]).weight_decay(v[4]).amsgrad(v[5] != 0.0);
-  }
-  static std::vector<Tensor*> tensors(State& s) { return {&s.exp_avg(), &s.exp_avg_sq(), &s.max_exp_avg_sq()}; }
-  static std::int64_t* step(State& s) { return &s.step(); }
-};
-
-struct AdagradTraits {
-  using Options = optim::AdagradOptions;
-  using State = optim::AdagradParamState;
-  static constexpr const char* kSlots[] = {"sum"};
-  static std::vector<double> hyper(const Options& o) {
-    return {o.lr(), o.lr_decay(), o.weight_decay(), o.initial_accumulator_value(), o.eps()};
-  }
-  static void set_hyper(Options& o, const double* v) {
-    o.lr(v[0]).lr_decay(v[1]).weight_decay(v[2]).initial_accumulator_value(v[3]).eps(v[4]);
-  }
-  static std::vector<Tensor*> tensors(State& s) { return {&s.sum()}; }
-  static std::int64_t* step(State& s) { return &s.step(); }
-};
-
-struct RmspropTraits {
-  using Options = optim::RMSpropOptions;
-  using State = optim::RMSpropParamState;
-  static constexpr const char* kSlots[] = {"square_avg", "momentum_buffer", "grad_avg"};
-  static std::vector<double> hyper(const Options& o) {
-    return {o.lr(), o.alpha(), o.eps(), o.weight_decay(), o.momentum(), o.centered() ? 1.0 : 0.0};
-  }
-  static void set_hyper(Options& o, const double* v) {
-    o.lr(v[0]).alpha(v[1]).eps(v[2]).weight_decay(v[3]).momentum(v[4]).centered(v[5] != 0.0);
-  }
-  static std::vector<Tensor*> tensors(State& s) { return {&s.square_avg(), &s.momentum_buffer(), &s.grad_avg()}; }
-  static std::int64_t* step(State& s) { return &s.step(); }
-};
-
-std::string key_of(const Tensor& param) { return ::c10::guts::to_string(param.unsafeGetTensorImpl()); }
+using detail::key_of;
 
 // Broadcasts `values` from root and throws if this rank's differ (used for layouts that must already agree).
 void expect_same_as_root(const std::vector<std::int64_t>& values, int root, const std::string& what) {
@@ -154,8 +93,8 @@ void broadcast_state_as(optim::Optimizer& optimizer, int root) {
       }
       if (!t.defined()) t = ::torch::zeros_like(params[j], ::torch::MemoryFormat::Contiguous);
       if (!t.is_contiguous()) t = t.contiguous();
-      handles.push_back(broadcast_async_(t, {.root = root, .name = "optimizer_state/param" + std::to_string(j) +
-                                                                 "/" + Traits::kSlots[i]}));
+      handles.push_back(broadcast_async_(
+          t, {.root = root, .name = "optimizer_state/param" + std::to_string(j) + "/" + Traits::kSlots[i]}));
     }
   }
   for (auto& handle : handles) handle.wait();
@@ -164,13 +103,8 @@ void broadcast_state_as(optim::Optimizer& optimizer, int root) {
 }  // namespace
 
 void broadcast_optimizer_state(optim::Optimizer& optimizer, int root) {
-  const optim::OptimizerOptions* defaults = &optimizer.defaults();
-  if (dynamic_cast<const optim::SGDOptions*>(defaults)) return broadcast_state_as<SgdTraits>(optimizer, root);
-  if (dynamic_cast<const optim::AdamOptions*>(defaults)) return broadcast_state_as<AdamTraits>(optimizer, root);
-  if (dynamic_cast<const optim::AdagradOptions*>(defaults)) return broadcast_state_as<AdagradTraits>(optimizer, root);
-  if (dynamic_cast<const optim::RMSpropOptions*>(defaults)) return broadcast_state_as<RmspropTraits>(optimizer, root);
-  throw Error(std::string("broadcast_optimizer_state: unsupported optimizer (options type ") +
-              typeid(*defaults).name() + "); supported: SGD, Adam, Adagrad, RMSprop");
+  detail::visit_optimizer(optimizer, "broadcast_optimizer_state",
+                          [&]<class Traits>() { broadcast_state_as<Traits>(optimizer, root); });
 }
 
 }  // namespace hvd::torch

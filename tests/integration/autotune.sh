@@ -1,12 +1,13 @@
 # Autotune (README "Autotune"): `hvdrun --autotune --autotune-log-file F` makes rank 0 sample bytes/s over each
-# candidate fusion threshold and cycle time, write one CSV row per sample, choose the setting with the best median,
+# candidate cycle time, then fusion threshold, write one CSV row per sample, choose the setting with the best median,
 # and every rank adopts the same choice; HOROVOD_AUTOTUNE=1 alone works too; a bad sample count stops init().
 source "$(dirname "$0")/lib.bash"
 TL="$HVD_BIN/hvd_timeline"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 cd "$TEST_TMP"
-fast=(-x HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=4 -x HOROVOD_AUTOTUNE_WARMUP_SAMPLES=2 -x HOROVOD_LOG_LEVEL=info)
+fast=(-x HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE=4 -x HOROVOD_AUTOTUNE_WARMUP_SAMPLES=2 -x HOROVOD_AUTOTUNE_MIN_SAMPLE_MS=0
+      -x HOROVOD_LOG_LEVEL=info)
 
 run_hvdrun 120 -np 2 --autotune --autotune-log-file at.csv "${fast[@]}" "$TL" 400
 expect_rc 0 "autotune run"
@@ -16,12 +17,19 @@ chosen=$(grep -o 'autotune: fusion threshold [0-9]* bytes, cycle time [0-9.]* ms
 import csv, re, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 phases = [r["phase"] for r in rows]
-# 2 warm-up samples, 5 thresholds x 3 samples, 3 cycle times x 3 samples, then the final row.
-assert phases == ["warmup"] * 2 + ["fusion"] * 15 + ["cycle"] * 9 + ["final"], phases
+# 2 warm-up samples, then the 3 cycle times, then the thresholds (the point scored already skipped), 1 or 3 samples
+# a point (1 when its first sample is under half the best so far), then the final row.
+order = "".join({"warmup": "w", "cycle": "c", "fusion": "t", "final": "F"}[p] for p in phases)
+assert re.fullmatch(r"wwc+t+F", order), phases
 points = {}
 for r in rows[2:-1]:
     key = (r["phase"], int(r["fusion_threshold"]), float(r["cycle_time_ms"]))  # a setting may be tried in both phases
     points.setdefault(key, []).append(float(r["bytes_per_s"]))
+cycles = {float(r["cycle_time_ms"]) for r in rows if r["phase"] == "cycle"}
+assert cycles == {0.0, 1.0, 5.0}, f"cycle times tried: {cycles}"
+thresholds = {int(r["fusion_threshold"]) for r in rows if r["phase"] == "fusion"}
+assert len(thresholds) == 4, f"thresholds tried (one was scored in the cycle phase): {thresholds}"
+assert all(len(v) in (1, 3) for v in points.values()), f"samples per point: {points}"
 assert all(float(r["bytes"]) > 0 and float(r["seconds"]) > 0 for r in rows[:-1]), "a sample without bytes or time"
 best = max(points, key=lambda p: statistics.median(points[p]))[1:]
 final = (int(rows[-1]["fusion_threshold"]), float(rows[-1]["cycle_time_ms"]))

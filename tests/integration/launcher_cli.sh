@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.bash"
 check() {  # check "expected text" ARGS...
   expect_usage_error "$@"
   shift
-  pgrep -f "$HVD_BIN/hvd-agent.*--coordinator" >/dev/null && fail "hvdrun $*: an agent was started"
+  this_build_agents >/dev/null && fail "hvdrun $*: an agent was started"
   true
 }
 

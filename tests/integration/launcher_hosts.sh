@@ -10,7 +10,7 @@ check() {  # check "expected text" ARGS...
   expect_usage_error "$@"
   shift
   grep -q "SSH config" <<<"$ERR" && fail "hvdrun $*: blames the SSH config: $ERR"
-  pgrep -f "$HVD_BIN/hvd-agent" >/dev/null && fail "hvdrun $*: an agent was started"
+  this_build_agents >/dev/null && fail "hvdrun $*: an agent was started"
   true
 }
 
@@ -39,7 +39,7 @@ expect_err "'localhost' and '127.0.0.1' reach the same machine" "localhost twice
 expect_err "list it once with all its slots (localhost:2)" "localhost twice"
 [ -z "$OUT" ] || fail "a worker ran before the refusal: $OUT"
 sleep 0.5
-pgrep -f "$HVD_BIN/hvd-agent" >/dev/null && fail "an agent is left after the refusal"
+this_build_agents >/dev/null && fail "an agent is left after the refusal"
 run_hvdrun 30 -H localhost:2 "$WORKER" env
 expect_rc 0 "-H localhost:2"
 pass "localhost and 127.0.0.1 together: refused with exit 2 naming both; localhost:2 runs"

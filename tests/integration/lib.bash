@@ -81,6 +81,18 @@ wait_exit() {
 }
 
 # alive PID: true while the process exists and is not a zombie.
+# Agents of this build: exec'd hvd-agents, and local agents hvdrun forked without exec (named hvd-agent, with
+# hvdrun's command line); other jobs' agents on the machine do not count. Prints their pids; fails when none.
+this_build_agents() {
+  local pid found=1
+  for pid in $(pgrep -x hvd-agent); do
+    if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "^$HVD_BIN/hvd(-agent|run) "; then
+      echo "$pid"
+      found=0
+    fi
+  done
+  return $found
+}
 alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
 # wait_gone PID... within LIMIT_S seconds, else fail.

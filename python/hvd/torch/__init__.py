@@ -26,6 +26,7 @@ from hvd.torch.mpi_ops import (allgather, allgather_async, allreduce, allreduce_
                                broadcast_async_, grouped_allreduce, grouped_allreduce_, grouped_allreduce_async,
                                grouped_allreduce_async_, join, poll, reducescatter, reducescatter_async, synchronize)
 from hvd.torch.optimizer import DistributedOptimizer
+from hvd.torch import elastic  # noqa: E402  (hvd.elastic: after the API it uses)
 
 __all__ = [
     "init", "shutdown", "is_initialized", "rank", "size", "local_rank", "local_size", "cross_rank", "cross_size",
@@ -38,5 +39,5 @@ __all__ = [
     "broadcast_", "broadcast_async", "broadcast_async_", "alltoall", "alltoall_async", "reducescatter",
     "reducescatter_async", "poll", "synchronize", "barrier", "join",
     "broadcast_parameters", "broadcast_optimizer_state", "broadcast_object", "allgather_object",
-    "DistributedOptimizer",
+    "DistributedOptimizer", "elastic",
 ]

@@ -22,7 +22,6 @@ _homogeneous = None
 
 def init(comm=None, process_sets=None):
     """Starts the runtime. Every rank must call it; later calls do nothing."""
-    global _homogeneous
     if comm is not None:
         raise NotImplementedError("hvd.torch.init(comm=...): hvd takes its ranks from hvdrun or mpirun, not from an "
                                   "MPI communicator; call init() without comm")
@@ -34,10 +33,23 @@ def init(comm=None, process_sets=None):
     _C.init()
     # As Horovod: a script that never calls shutdown() still stops the engine before the interpreter goes away.
     atexit.register(_C.shutdown)
-    # Every rank learns every host's rank count once, here, where all ranks are known to take part.
+    _learn_homogeneous()
+
+
+def _learn_homogeneous():
+    # Every rank learns every host's rank count here, where all ranks are known to take part (init and each
+    # elastic reset).
+    global _homogeneous
     import torch
     local_sizes = _C.allgather_async(torch.tensor([local_size()], dtype=torch.int32), "hvd.init.local_sizes").wait()
     _homogeneous = bool((local_sizes == local_sizes[0]).all())
+
+
+def _after_reset():
+    """hvd.elastic.run calls this on every rank once the job is re-formed: what init() learns, learned again."""
+    global _homogeneous
+    _homogeneous = None
+    _learn_homogeneous()
 
 
 def shutdown():

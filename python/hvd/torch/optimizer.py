@@ -111,6 +111,9 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
     if sparse_as_dense:
         raise NotImplementedError("hvd.torch.DistributedOptimizer: sparse_as_dense is not supported; hvd reduces "
                                   "dense gradients only (use torch.nn.Embedding(..., sparse=False))")
-    cls = type(optimizer.__class__.__name__, (optimizer.__class__,), dict(_DistributedOptimizer.__dict__))
+    # The methods only: _DistributedOptimizer's own __dict__/__weakref__ descriptors would shadow the optimizer's
+    # and break everything that touches self.__dict__ (load_state_dict, pickling).
+    methods = {k: v for k, v in _DistributedOptimizer.__dict__.items() if k not in ("__dict__", "__weakref__")}
+    cls = type(optimizer.__class__.__name__, (optimizer.__class__,), methods)
     return cls(optimizer.param_groups, named_parameters, compression, backward_passes_per_step, op,
                gradient_predivide_factor)

@@ -146,7 +146,7 @@ void MpiCommunicator::allreduce_on(MPI_Comm comm, const char* op_name, void* dat
   for (std::size_t done = 0; done < count; done += kMaxPiece) {
     const std::size_t n = std::min(kMaxPiece, count - done);
     mpi_check(MPI_Allreduce(MPI_IN_PLACE, p + done * size_of(dtype), static_cast<int>(n), type, mpi_op, comm),
-              "MPI_Allreduce", where(op_name));
+              "MPI_Allreduce", [&] { return where(op_name); });
   }
 }
 
@@ -172,7 +172,7 @@ void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<st
   const bool in_place = in == o + l->displs[topology_.rank];
   mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : in, l->counts[topology_.rank], MPI_BYTE, out, l->counts.data(),
                            l->displs.data(), MPI_BYTE, world_.get()),
-            "MPI_Allgatherv", where("allgatherv"));
+            "MPI_Allgatherv", [&] { return where("allgatherv"); });
 }
 
 void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) {
@@ -181,7 +181,8 @@ void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) {
   auto* p = static_cast<std::uint8_t*>(data);
   for (std::size_t done = 0; done < bytes; done += kMaxPiece) {
     const std::size_t n = std::min(kMaxPiece, bytes - done);
-    mpi_check(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, world_.get()), "MPI_Bcast", where("broadcast"));
+    mpi_check(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, world_.get()), "MPI_Bcast",
+              [&] { return where("broadcast"); });
   }
 }
 
@@ -225,7 +226,9 @@ void MpiCommunicator::adasum(void* data, std::size_t count, DataType dtype) {
   adasum_allreduce(links, data, count, dtype, scratch_);
 }
 
-void MpiCommunicator::barrier() { mpi_check(MPI_Barrier(world_.get()), "MPI_Barrier", where("barrier")); }
+void MpiCommunicator::barrier() {
+  mpi_check(MPI_Barrier(world_.get()), "MPI_Barrier", [&] { return where("barrier"); });
+}
 
 std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine) {
   const int n = topology_.size;
@@ -255,7 +258,8 @@ std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine
 
 std::string MpiCommunicator::broadcast_from_root(const std::string& from_root) {
   std::uint64_t length = topology_.rank == 0 ? from_root.size() : 0;
-  mpi_check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, world_.get()), "MPI_Bcast", where("negotiation broadcast"));
+  mpi_check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, world_.get()), "MPI_Bcast",
+            [&] { return where("negotiation broadcast"); });
   std::string data = topology_.rank == 0 ? from_root : std::string(length, '\0');
   broadcast(data.data(), data.size(), 0);
   return data;

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include "runtime/config.h"
 #include "runtime/engine/autotune.h"
@@ -38,26 +40,80 @@ std::vector<TunedParams> search(Autotuner& tuner, const TunedParams& winner) {
 
 }  // namespace
 
-TEST_CASE("autotune: coordinate search over thresholds, then cycle times, keeps the best median") {
+TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sample; keeps the best median") {
   Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"},
                                                   {"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "1"},
-                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "2"}}));
+                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "2"},
+                                                  {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "0"}}));
   REQUIRE(config.autotune);
   Autotuner tuner(config, 0);
   const TunedParams winner{8u << 20, std::chrono::microseconds(0)};
   auto sampled = search(tuner, winner);
   CHECK_FALSE(tuner.tuning());
   CHECK(tuner.params() == winner);
-  // 2 warm-up samples, then 5 thresholds and 3 cycle times, 3 samples each.
-  REQUIRE(sampled.size() == 2 + 3 * (Autotuner::kFusionCandidates.size() + Autotuner::kCycleCandidates.size()));
-  CHECK(sampled[0] == TunedParams{128u << 20, std::chrono::microseconds(1000)});
-  for (std::size_t i = 0; i < Autotuner::kFusionCandidates.size(); ++i) {
-    CHECK(sampled[2 + 3 * i].fusion_threshold == Autotuner::kFusionCandidates[i]);
+  auto samples_of = [&](const TunedParams& p) { return std::count(sampled.begin() + 2, sampled.end(), p); };
+  const TunedParams configured{128u << 20, std::chrono::microseconds(1000)};
+  // The warm-up runs the first cycle candidate, not the configured (slowest) cycle time.
+  CHECK(sampled[0] == TunedParams{128u << 20, std::chrono::microseconds(0)});
+  CHECK(sampled[1] == TunedParams{128u << 20, std::chrono::microseconds(0)});
+  // Cycle times first, with the configured threshold: 0 ms (10x the bytes) scores three samples; 1 and 5 ms fall
+  // under half of it at their first sample and stop there.
+  CHECK(sampled[2] == TunedParams{128u << 20, std::chrono::microseconds(0)});
+  CHECK(samples_of({128u << 20, std::chrono::microseconds(0)}) == 3);  // after the warm-up's two
+  CHECK(samples_of(configured) == 1);
+  CHECK(samples_of({128u << 20, std::chrono::microseconds(5000)}) == 1);
+  // Then the thresholds at 0 ms: the winner gets three samples; 32 MiB, after it, one; 128 MiB at 0 ms was scored
+  // already and is not sampled again.
+  CHECK(samples_of(winner) == 3);
+  CHECK(samples_of({32u << 20, std::chrono::microseconds(0)}) == 1);
+  CHECK(sampled.back() == TunedParams{32u << 20, std::chrono::microseconds(0)});
+  // Fewer samples than the full grid of 3 x (3 + 5).
+  CHECK(sampled.size() < 2 + 3 * (Autotuner::kFusionCandidates.size() + Autotuner::kCycleCandidates.size()));
+}
+
+TEST_CASE("autotune: a slow cycle time gets fewer cycles per sample, the same on every rank") {
+  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"}, {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "0"}}));
+  REQUIRE(config.autotune_steps_per_sample == 20);
+  Autotuner tuner(config, 0);
+  const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
+  std::map<long long, std::vector<int>> cycles_by_cycle_time;  // microseconds -> cycles of each sample
+  int cycles = 0;
+  for (int guard = 0; tuner.tuning() && guard < 10'000; ++guard) {
+    const auto cycle_us = tuner.params().cycle_time.count();
+    tuner.executed(allreduce_of(cycle_us == 0 ? 10'000 : 1'000));
+    ++cycles;
+    if (tuner.cycle_end(true, Autotuner::Clock::now())) {
+      tuner.agree(identity);
+      cycles_by_cycle_time[cycle_us].push_back(std::exchange(cycles, 0));
+    }
   }
-  const std::size_t cycle_start = 2 + 3 * Autotuner::kFusionCandidates.size();
-  for (std::size_t i = 0; i < Autotuner::kCycleCandidates.size(); ++i) {
-    CHECK(sampled[cycle_start + 3 * i] == TunedParams{8u << 20, Autotuner::kCycleCandidates[i]});
+  CHECK_FALSE(tuner.tuning());
+  for (int c : cycles_by_cycle_time[0]) CHECK(c == 20);
+  for (int c : cycles_by_cycle_time[1000]) CHECK(c == 20);  // 20 ms / 1 ms
+  REQUIRE_FALSE(cycles_by_cycle_time[5000].empty());
+  for (int c : cycles_by_cycle_time[5000]) CHECK(c == 4);  // 20 ms / 5 ms
+}
+
+TEST_CASE("autotune: rank 0 extends a sample shorter than HOROVOD_AUTOTUNE_MIN_SAMPLE_MS") {
+  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"},
+                                                  {"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "1"},
+                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "1"},
+                                                  {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "5"}}));
+  REQUIRE(config.autotune_min_sample_ms == 5);
+  Autotuner tuner(config, 0);
+  const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
+  const TunedParams first = tuner.params();
+  // The warm-up and the first point (3 samples) run the same setting; 1-cycle samples of >= 1 ms each must
+  // stretch to 5 ms, so the setting changes after no fewer than 4 x 5 cycles (4 without the minimum).
+  int cycles = 0;
+  while (tuner.tuning() && tuner.params() == first && cycles < 1000) {
+    tuner.executed(allreduce_of(1'000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ++cycles;
+    if (tuner.cycle_end(true, Autotuner::Clock::now())) tuner.agree(identity);
   }
+  CHECK(cycles >= 20);
+  CHECK(cycles < 1000);
 }
 
 TEST_CASE("autotune: off by default, and then never samples") {

@@ -51,8 +51,7 @@ TEST_CASE("gradients are averaged or summed across ranks") {
     ht::DistributedOptimizerOptions options;
     double scale, tolerance;
   };
-  for (const Case& c : {Case{"average", {}, 1.0 / size, 1e-6},
-                        Case{"sum", {.op = hvd::ReduceOp::kSum}, 1.0, 1e-6},
+  for (const Case& c : {Case{"average", {}, 1.0 / size, 1e-6}, Case{"sum", {.op = hvd::ReduceOp::kSum}, 1.0, 1e-6},
                         Case{"predivide 2", {.gradient_predivide_factor = 2.0}, 1.0 / size, 1e-6},
                         Case{"fp16", {.compression = ht::Compression::kFP16}, 1.0 / size, 2e-3}}) {
     CAPTURE(c.what);
@@ -118,9 +117,9 @@ TEST_CASE("misuse is reported") {
                        doctest::Contains("duplicate parameter name 'w'"), hvd::Error);
   CHECK_THROWS_WITH_AS(ht::DistributedOptimizer(sgd, ht::NamedTensors{{"w", m.w}, {"u", m.unused}}),
                        doctest::Contains("no name in named_parameters"), hvd::Error);
-  CHECK_THROWS_WITH_AS(ht::DistributedOptimizer(sgd, m.named(), {.op = hvd::ReduceOp::kSum,
-                                                                 .gradient_predivide_factor = 2.0}),
-                       doctest::Contains("gradient_predivide_factor"), hvd::Error);
+  CHECK_THROWS_WITH_AS(
+      ht::DistributedOptimizer(sgd, m.named(), {.op = hvd::ReduceOp::kSum, .gradient_predivide_factor = 2.0}),
+      doctest::Contains("gradient_predivide_factor"), hvd::Error);
 
   ht::DistributedOptimizer opt(sgd, m.named());
   m.loss(hvd::rank()).backward();
@@ -128,4 +127,39 @@ TEST_CASE("misuse is reported") {
   CHECK_THROWS_WITH(m.loss(hvd::rank()).backward(), doctest::Contains("more than backward_passes_per_step"));
   opt.step();
   opt.zero_grad();  // fine after step()
+}
+
+TEST_CASE("a failed step is dropped: the next backward pass and zero_grad() start clean") {
+  ensure_init();
+  if (hvd::size() < 2) {
+    MESSAGE("needs 2 ranks for a failing allreduce (tests/integration/torch_unit_np2.sh)");
+    return;
+  }
+  // Rank-dependent shapes make 'grad/x' fail on every rank (a mismatch) while 'grad/y' succeeds: a step with one
+  // failed op and one finished op, like a step cut by a lost peer. The error reaches the script somewhere else
+  // (here nowhere: step() is never called), as when an elastic job's metric allreduce fails first.
+  torch::Tensor x = torch::ones({1 + hvd::rank()}).requires_grad_();
+  torch::Tensor y = torch::ones({2}).requires_grad_();
+  torch::optim::SGD sgd(std::vector<torch::Tensor>{x, y}, torch::optim::SGDOptions(0.0));
+  ht::DistributedOptimizer opt(sgd, ht::NamedTensors{{"x", x}, {"y", y}});
+  (x.sum() + (y * (hvd::rank() + 1)).sum()).backward();
+  hvd::barrier();  // after the barrier both ops are done: the engine answers requests in order
+  {
+    torch::NoGradGuard no_grad;
+    x.set_data(torch::ones({1}));  // the same shape everywhere again
+    x.mutable_grad() = torch::Tensor();
+  }
+  for (const char* entry : {"backward without zero_grad()", "zero_grad() first"}) {
+    CAPTURE(entry);
+    if (std::string(entry) == "zero_grad() first") {
+      CHECK_NOTHROW(opt.zero_grad());
+    } else {
+      y.mutable_grad() = torch::Tensor();
+    }
+    (x.sum() * (hvd::rank() + 1) + (y * (hvd::rank() + 1)).sum()).backward();
+    CHECK_NOTHROW(opt.step());
+    const double mean = (hvd::size() + 1) / 2.0;  // the average of rank + 1
+    CHECK(x.grad().item<double>() == doctest::Approx(mean));
+    CHECK(torch::allclose(y.grad(), torch::full({2}, mean)));
+  }
 }

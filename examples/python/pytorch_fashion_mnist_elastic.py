@@ -1,0 +1,109 @@
+"""The Fashion-MNIST example as an elastic job (Horovod's pytorch_mnist_elastic.py, with hvd):
+
+    hvdrun -np 2 --min-np 1 --max-np 4 -H localhost:4 /usr/bin/python3 examples/python/pytorch_fashion_mnist_elastic.py
+
+Workers may die or join while it trains: hvd.elastic.run restores the last commit (every --batches-per-commit
+batches), the job is re-formed in process and training goes on. ElasticSampler shards what is left of the epoch
+over the workers there are now, so every sample is still seen once per epoch; a reset callback keeps the learning
+rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data and test are those
+of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+import torch.optim as optim
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_fashion_mnist import Net, batches, fashion_mnist, parameter_checksum, test  # noqa: E402
+
+import hvd.torch as hvd  # noqa: E402
+
+parser = argparse.ArgumentParser(description="The Fashion-MNIST example as an elastic hvd job")
+parser.add_argument("--batch-size", type=int, default=64, help="input batch size for training, per rank")
+parser.add_argument("--test-batch-size", type=int, default=1000, help="input batch size for testing")
+parser.add_argument("--epochs", type=int, default=10, help="number of epochs to train")
+parser.add_argument("--lr", type=float, default=0.01, help="learning rate (times the number of ranks)")
+parser.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+parser.add_argument("--seed", type=int, default=42, help="random seed")
+parser.add_argument("--log-interval", type=int, default=10, help="batches between progress lines")
+parser.add_argument("--batches-per-commit", type=int, default=10, help="batches between two commits of the state")
+parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist",
+                    help="directory with the Fashion-MNIST IDX files (.gz or plain)")
+parser.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
+parser.add_argument("--max-steps", type=int, default=-1, help="stop after this many committed steps (-1: no limit)")
+parser.add_argument("--step-sleep", type=float, default=0.0, help="seconds to sleep per step (tests: a slower job)")
+parser.add_argument("--checksum", action="store_true", help="every rank prints a hash of its parameters at the end")
+
+
+def main():
+    args = parser.parse_args()
+    args.cuda = False
+    hvd.init()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+
+    train_dataset = fashion_mnist(args.data_dir, train=True)
+    test_dataset = fashion_mnist(args.data_dir, train=False)
+    train_sampler = hvd.elastic.ElasticSampler(train_dataset, shuffle=True, seed=args.seed)
+
+    model = Net()
+    optimizer = optim.SGD(model.parameters(), lr=args.lr * hvd.size(), momentum=args.momentum)
+    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters())
+
+    def on_reset():
+        # Horovod's rule after every change of size: the learning rate follows the number of ranks.
+        for group in optimizer.param_groups:
+            group["lr"] = args.lr * hvd.size()
+
+    state = hvd.elastic.TorchState(model, optimizer, train_sampler=train_sampler, epoch=1, batch=0, steps=0)
+    state.register_reset_callbacks([on_reset])
+
+    @hvd.elastic.run
+    def train(state):
+        print(f"elastic start rank={hvd.rank()} size={hvd.size()} epoch={state.epoch} steps={state.steps} "
+              f"pid={os.getpid()}", flush=True)
+        while state.epoch <= args.epochs and state.steps != args.max_steps:
+            model.train()
+            if state.batch == 0:
+                train_sampler.set_epoch(state.epoch)
+            # The sampler holds what is left of the epoch, sharded over the ranks there are now.
+            for data, target in batches(train_dataset, train_sampler, args.batch_size):
+                optimizer.zero_grad()
+                loss = F.nll_loss(model(data), target)
+                loss.backward()
+                optimizer.step()
+                if args.step_sleep:
+                    time.sleep(args.step_sleep)
+                train_sampler.record_batch(state.batch, args.batch_size)
+                state.batch += 1
+                state.steps += 1
+                if state.batch % args.log_interval == 0 and hvd.rank() == 0:
+                    print(f"Train Epoch: {state.epoch} batch {state.batch} size {hvd.size()}\tLoss: "
+                          f"{loss.item():.6f}", flush=True)
+                if state.steps % args.batches_per_commit == 0 or state.steps == args.max_steps:
+                    state.commit()
+                if state.steps == args.max_steps:
+                    return
+            if args.max_steps < 0:
+                # The test set is sharded over the ranks there are at the end of the epoch.
+                test_sampler = torch.utils.data.distributed.DistributedSampler(
+                    test_dataset, num_replicas=hvd.size(), rank=hvd.rank(), shuffle=False)
+                test(model, batches(test_dataset, test_sampler, args.test_batch_size), test_sampler, args)
+            state.epoch += 1
+            state.batch = 0
+            state.commit()
+
+    train(state)
+    if args.checksum:
+        print(f"PARAM_CHECKSUM rank={hvd.rank()} size={hvd.size()} steps={state.steps} {parameter_checksum(model)}",
+              flush=True)
+    hvd.shutdown()
+
+
+if __name__ == "__main__":
+    main()

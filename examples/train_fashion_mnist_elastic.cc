@@ -1,0 +1,162 @@
+// Fashion-MNIST as an elastic job (Horovod's pytorch_mnist_elastic.py in C++), the network and test of
+// train_fashion_mnist:
+//
+//   hvdrun -np 2 --min-np 1 --max-np 4 -H localhost:4 ./train_fashion_mnist_elastic --epochs 3
+//
+// Workers may die or join while it trains: hvd::elastic::run restores the last commit (every --batches-per-commit
+// steps), the job re-forms in process and training goes on. The state is a TorchState (model, optimizer, epoch,
+// batch) plus the samples of this epoch the whole job has trained on: each step takes the next batch-size x size
+// samples of the epoch's order, one batch per rank, so after a change of size the rest of the epoch is shared by
+// the ranks there are now and no sample is seen twice. A reset callback keeps the learning rate at lr x size.
+// It also runs as a static job. --max-steps and --checksum (each rank prints a hash of its parameters) for tests.
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "examples/fashion_mnist_data.h"
+#include "examples/fashion_mnist_net.h"
+#include "hvd/elastic.h"
+#include "hvd/torch.h"
+#include "hvd/torch_elastic.h"
+
+namespace {
+
+struct Options {
+  int epochs = 10;
+  int batch_size = 64;
+  int test_batch_size = 1000;
+  double lr = 0.01;
+  double momentum = 0.9;
+  std::uint64_t seed = 42;
+  int log_interval = 10;
+  int batches_per_commit = 10;
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  int threads = 1;
+  long max_steps = -1;  // stop after this many steps (all epochs); -1: no limit
+  int step_ms = 0;      // sleep per step: a slower job for tests
+  bool checksum = false;
+};
+
+using fashion_mnist::Net;
+
+// This rank's batch of the step that starts at `processed` in the epoch's `order`: the step covers batch_size x size
+// samples; past the end of the epoch a rank takes samples from its start again (every rank steps with a full batch).
+std::vector<std::size_t> batch_of(const std::vector<std::size_t>& order, std::int64_t processed, int batch_size) {
+  std::vector<std::size_t> indices(static_cast<std::size_t>(batch_size));
+  const std::int64_t first = processed + static_cast<std::int64_t>(hvd::rank()) * batch_size;
+  for (int i = 0; i < batch_size; ++i) indices[i] = order[static_cast<std::size_t>(first + i) % order.size()];
+  return indices;
+}
+
+void set_lr(torch::optim::SGD& sgd, double lr) {
+  for (auto& group : sgd.param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+}
+
+int run(const Options& o) {
+  hvd::init();
+  torch::set_num_threads(o.threads);
+  torch::manual_seed(o.seed);
+  hvd::examples::FashionMnistDataset train_set(hvd::examples::load_fashion_mnist(o.data_dir, true));
+  hvd::examples::FashionMnistDataset test_set(hvd::examples::load_fashion_mnist(o.data_dir, false));
+  const auto samples = static_cast<std::int64_t>(*train_set.size());
+
+  Net model;
+  torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(o.lr * hvd::size()).momentum(o.momentum));
+  hvd::torch::DistributedOptimizer optimizer(sgd, model->named_parameters());
+
+  hvd::torch::elastic::TorchState state(*model, optimizer);  // epoch counts finished epochs; batch, this epoch's
+  std::int64_t processed = 0;                                // samples of this epoch the whole job has trained on
+  std::int64_t steps = 0;
+  state.track("processed", processed);
+  state.track("steps", steps);
+  state.on_reset([&] { set_lr(sgd, o.lr * hvd::size()); });
+
+  hvd::elastic::run(state, [&] {
+    std::printf("elastic start rank=%d size=%d epoch=%lld steps=%lld pid=%d\n", hvd::rank(), hvd::size(),
+                static_cast<long long>(state.epoch), static_cast<long long>(steps), static_cast<int>(getpid()));
+    std::fflush(stdout);
+    while (state.epoch < o.epochs && steps != o.max_steps) {
+      model->train();
+      std::vector<std::size_t> order(static_cast<std::size_t>(samples));
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::shuffle(order.begin(), order.end(), std::mt19937_64(o.seed + static_cast<std::uint64_t>(state.epoch)));
+      while (processed < samples && steps != o.max_steps) {
+        auto batch = train_set.get_batch(batch_of(order, processed, o.batch_size));
+        optimizer.zero_grad();
+        auto loss = torch::nll_loss(model->forward(batch.data), batch.target);
+        loss.backward();
+        optimizer.step();
+        if (o.step_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.step_ms));
+        processed += static_cast<std::int64_t>(o.batch_size) * hvd::size();
+        ++state.batch;
+        ++steps;
+        if (state.batch % o.log_interval == 0 && hvd::rank() == 0) {
+          std::printf("Train Epoch: %lld [%lld/%lld (%.0f%%)] size %d\tLoss: %.6f\n",
+                      static_cast<long long>(state.epoch + 1), static_cast<long long>(std::min(processed, samples)),
+                      static_cast<long long>(samples), 100.0 * static_cast<double>(processed) / samples, hvd::size(),
+                      loss.item<double>());
+          std::fflush(stdout);
+        }
+        if (steps % o.batches_per_commit == 0 || steps == o.max_steps) state.commit();
+      }
+      if (steps == o.max_steps) break;
+      if (o.max_steps < 0) {
+        const auto result = fashion_mnist::evaluate(model, test_set, o.test_batch_size, torch::kCPU);
+        if (hvd::rank() == 0) {
+          std::printf("\nTest set: Average loss: %.4f, Accuracy: %.2f%%\n\n", result.loss, 100.0 * result.accuracy);
+          std::fflush(stdout);
+        }
+      }
+      ++state.epoch;
+      state.batch = 0;
+      processed = 0;
+      state.commit();
+    }
+  });
+  if (o.checksum) {
+    std::printf("PARAM_CHECKSUM rank=%d size=%d steps=%lld %016llx\n", hvd::rank(), hvd::size(),
+                static_cast<long long>(steps),
+                static_cast<unsigned long long>(fashion_mnist::parameter_checksum(model)));
+  }
+  std::fflush(stdout);
+  hvd::shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Train Horovod's MNIST network on Fashion-MNIST as an elastic hvd job"};
+  app.add_option("--epochs", o.epochs, "number of epochs to train")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "input batch size for training, per rank")->capture_default_str();
+  app.add_option("--test-batch-size", o.test_batch_size, "input batch size for testing")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (multiplied by the number of ranks)")->capture_default_str();
+  app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
+  app.add_option("--log-interval", o.log_interval, "batches between progress lines")->capture_default_str();
+  app.add_option("--batches-per-commit", o.batches_per_commit, "steps between two commits of the state")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--data-dir", o.data_dir, "directory with the Fashion-MNIST IDX files (.gz or plain)")
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
+  app.add_option("--max-steps", o.max_steps, "stop after this many training steps (-1: no limit)")
+      ->capture_default_str();
+  app.add_option("--step-ms", o.step_ms, "sleep this long per step (tests: a slower job)")->capture_default_str();
+  app.add_flag("--checksum", o.checksum, "every rank prints a checksum of its parameters at the end");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train_fashion_mnist_elastic: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,204 @@
+"""What training keeps across a reset, as horovod.torch.elastic's states.
+
+State is the protocol run() drives: commit() = save() then the hosts-updated check; restore() puts the last save
+back; sync() makes every rank hold rank 0's values; reset callbacks run after each reset, before sync().
+ObjectState keeps plain attributes (pickled, broadcast from rank 0). TorchState adds a model, an optimizer and
+ElasticSamplers: their snapshots are tensor copies in memory on the tensors' own devices, reused from one commit to
+the next (no allocation once shapes are known); sync broadcasts rank 0's tensors in place.
+"""
+
+import copy
+
+import torch
+
+from hvd.torch.basics import rank
+from hvd.torch.elastic.runner import HostsUpdatedInterrupt, hosts_updated
+from hvd.torch.elastic.sampler import ElasticSampler
+from hvd.torch.functions import broadcast_object, broadcast_optimizer_state, broadcast_parameters
+
+
+class State:
+    """The base of every state: save/restore/sync are the subclass's; commit and the reset callbacks are here."""
+
+    def __init__(self, bcast_object=None, get_rank=None):
+        self._bcast_object = bcast_object or broadcast_object
+        self._rank = get_rank or rank
+        self._reset_callbacks = []
+
+    def register_reset_callbacks(self, callbacks):
+        """Functions called after each reset, before sync() (e.g. to scale the learning rate by hvd.size())."""
+        self._reset_callbacks.extend(callbacks)
+
+    def on_reset(self):
+        self.reset()
+        for callback in self._reset_callbacks:
+            callback()
+
+    def commit(self):
+        """Saves the state, then raises HostsUpdatedInterrupt on every rank if hosts were added or removed."""
+        self.save()
+        self.check_host_updates()
+
+    def check_host_updates(self):
+        if hosts_updated():
+            raise HostsUpdatedInterrupt(False)
+
+    def save(self):
+        raise NotImplementedError(f"{type(self).__name__}.save")
+
+    def restore(self):
+        raise NotImplementedError(f"{type(self).__name__}.restore")
+
+    def sync(self):
+        raise NotImplementedError(f"{type(self).__name__}.sync")
+
+    def reset(self):
+        pass
+
+
+class ObjectState(State):
+    """Keeps its keyword arguments as attributes (state.epoch, ...): save() copies them, sync() gives every rank
+    rank 0's (pickled)."""
+
+    def __init__(self, bcast_object=None, get_rank=None, **kwargs):
+        self._saved_state = kwargs
+        self._set_attrs()
+        super().__init__(bcast_object=bcast_object, get_rank=get_rank)
+
+    def save(self):
+        self._saved_state = {name: copy.deepcopy(getattr(self, name)) for name in self._saved_state}
+
+    def restore(self):
+        self._set_attrs()
+
+    def sync(self):
+        if self._saved_state:
+            self._saved_state = self._bcast_object(self._saved_state)
+            self._set_attrs()
+
+    def _set_attrs(self):
+        for name, value in self._saved_state.items():
+            setattr(self, name, copy.deepcopy(value))
+
+
+def _snapshot(value, previous):
+    """A deep copy of `value` (nested dicts, lists, tensors) that writes tensors into `previous`'s where their
+    shape, dtype and device match, so a commit allocates only the first time."""
+    if torch.is_tensor(value):
+        value = value.detach()
+        if (torch.is_tensor(previous) and previous.shape == value.shape and previous.dtype == value.dtype
+                and previous.device == value.device):
+            return previous.copy_(value)
+        return value.clone()
+    if isinstance(value, dict):
+        previous = previous if isinstance(previous, dict) else {}
+        return {key: _snapshot(item, previous.get(key)) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        previous = previous if isinstance(previous, type(value)) and len(previous) == len(value) else [None] * len(value)
+        return type(value)(_snapshot(item, old) for item, old in zip(value, previous))
+    return copy.deepcopy(value)
+
+
+class _ModelHandler:
+    def __init__(self, model):
+        self.value = model
+        self.save()
+
+    def save(self):
+        self._saved = _snapshot(self.value.state_dict(), getattr(self, "_saved", None))
+
+    def restore(self):
+        self.value.load_state_dict(self._saved)  # copies into the parameters in place
+
+    def sync(self):
+        broadcast_parameters(self.value.state_dict(), root_rank=0, prefix="elastic.model.")
+
+
+class _OptimizerHandler:
+    def __init__(self, optimizer):
+        self.value = optimizer
+        self.save()
+
+    def save(self):
+        self._saved = _snapshot(self.value.state_dict(), getattr(self, "_saved", None))
+
+    def restore(self):
+        self.value.load_state_dict(self._saved)  # load_state_dict copies, so the snapshot survives for the next
+
+    def sync(self):
+        broadcast_optimizer_state(self.value, root_rank=0)
+
+
+class _SamplerHandler:
+    def __init__(self, sampler):
+        self.value = sampler
+        self.save()
+
+    def save(self):
+        self._saved = copy.deepcopy(self.value.state_dict())
+
+    def restore(self):
+        self.value.load_state_dict(self._saved)
+
+    def sync(self):
+        # Every rank takes rank 0's progress through the epoch, then re-shards what is left for the new size.
+        self.value.load_state_dict(broadcast_object(self.value.state_dict(), name="elastic.sampler"))
+
+
+def _handler_for(value):
+    if isinstance(value, torch.nn.Module):
+        return _ModelHandler(value)
+    if isinstance(value, torch.optim.Optimizer):
+        return _OptimizerHandler(value)
+    if isinstance(value, ElasticSampler):
+        return _SamplerHandler(value)
+    return None
+
+
+class TorchState(ObjectState):
+    """The state of a PyTorch training loop: TorchState(model, optimizer, epoch=0, batch=0, ...). Keyword values
+    that are modules, optimizers or ElasticSamplers are kept as tensors (or the sampler's progress); the others as
+    plain attributes. state.model, state.optimizer and every keyword are attributes; assigning one replaces what is
+    kept."""
+
+    def __init__(self, model=None, optimizer=None, **kwargs):
+        kwargs.update(model=model, optimizer=optimizer)
+        handlers, plain = {}, {}
+        for name, value in kwargs.items():
+            handler = _handler_for(value) if value is not None else None
+            if handler is not None:
+                handlers[name] = handler
+            elif name not in ("model", "optimizer"):
+                plain[name] = value
+        object.__setattr__(self, "_handlers", handlers)
+        for name, handler in handlers.items():
+            object.__setattr__(self, name, handler.value)
+        super().__init__(bcast_object=broadcast_object, get_rank=rank, **plain)
+
+    def __setattr__(self, name, value):
+        handlers = self.__dict__.get("_handlers", {})
+        if name in handlers:
+            handlers[name].value = value
+            handlers[name].save()
+        object.__setattr__(self, name, value)
+
+    def save(self):
+        for handler in self._handlers.values():
+            handler.save()
+        super().save()
+
+    def restore(self):
+        for handler in self._handlers.values():
+            handler.restore()
+        super().restore()
+
+    def sync(self):
+        for handler in self._handlers.values():
+            handler.sync()
+        super().sync()
+
+    def reset(self):
+        for handler in self._handlers.values():
+            if isinstance(handler.value, ElasticSampler):
+                handler.value.reset()
+        super().reset()
