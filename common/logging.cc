@@ -22,9 +22,7 @@ void setup_logging(const std::string& component, const std::string& level) {
   if (parsed == spdlog::level::off && name != "off") {
     throw UsageError("unknown log level '" + level + "': use trace, debug, info, warning, error or off");
   }
-  const std::string logger_name = component + "-" + std::to_string(::getpid());
-  spdlog::drop(logger_name);  // set up again (an elastic worker's runtime re-initialised at the same rank)
-  auto logger = spdlog::stderr_logger_mt(logger_name);
+  auto logger = spdlog::stderr_logger_mt(component + "-" + std::to_string(::getpid()));
   logger->set_pattern("[%H:%M:%S.%e] " + component + " " + this_hostname() + ":" + std::to_string(::getpid()) +
                       " %l: %v");
   logger->set_level(parsed);

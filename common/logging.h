@@ -6,8 +6,7 @@
 
 namespace hvd {
 
-// Makes `component`'s stderr logger the default, replacing one set up before. Throws hvd::UsageError naming the
-// value when `level` is not a known level name.
+// Throws hvd::UsageError naming the value when `level` is not a known level name.
 void setup_logging(const std::string& component, const std::string& level);
 std::string this_hostname();
 

@@ -50,9 +50,11 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       ranks_() {
   if (options_.elastic) {
     // The elastic job starts agents as hosts come; plan_.hosts collects them (start_agent looks them up there).
-    elastic_ = std::make_unique<elastic::ElasticJob>(
-        io_, *options_.elastic, options_.elastic->discovery_script.empty() ? options_.hosts : std::vector<HostSpec>{},
-        *this);
+    // A fixed list is known now: the coordinator's address and the local agent's follow it from the start.
+    const bool fixed = options_.elastic->discovery_script.empty();
+    if (fixed) plan_.hosts = options_.hosts;
+    elastic_ = std::make_unique<elastic::ElasticJob>(io_, *options_.elastic,
+                                                     fixed ? options_.hosts : std::vector<HostSpec>{}, *this);
     return;
   }
   for (int r = 0; r < plan_.size(); ++r) ranks_[r] = Rank{};
@@ -68,13 +70,11 @@ Session::Agent& Session::add_agent(const HostSpec& host) {
 }
 
 int Session::run() {
-  // An elastic job plans as it goes: judge by the hosts it may use. A discovered host may be any host, so with a
-  // discovery script listen on every address unless told one.
-  Plan hosts_plan;
-  if (options_.elastic) hosts_plan.hosts = options_.hosts;
+  // A discovered host may be any host: with a discovery script listen on every address unless told one (an elastic
+  // job's fixed list is in plan_.hosts from the start).
   const std::string bind_address = options_.elastic && !options_.elastic->discovery_script.empty()
                                        ? (options_.coordinator_addr.empty() ? "0.0.0.0" : options_.coordinator_addr)
-                                       : coordinator_bind_address(options_.elastic ? hosts_plan : plan_, options_);
+                                       : coordinator_bind_address(plan_, options_);
   server_ =
       std::make_unique<CoordinationServer>(io_, bind_address, from_hex(secret_hex_),
                                            [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {

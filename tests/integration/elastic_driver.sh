@@ -30,6 +30,7 @@ kill_worker() {
   VICTIM=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^HVD_WORKER_ID=//p')
   kill -KILL "$pid"
 }
+
 # One worker of three SIGKILLed: its slot leaves, the two survivors form generation 1 and finish.
 start_job -H localhost:3 --min-np 2 "$PROBE" 30 100
 wait_lines 3 "generation=0" 10
@@ -85,20 +86,16 @@ expect_rc 0 "a job on the discovery script's hosts"
 expect_err "2 workers on localhost:2" "the script's slots are used"
 pass "--host-discovery-script: its host:slots lines place the workers"
 
-# Bad flags: exit 2 naming the flag.
-bad() {
-  run_hvdrun 10 "$@"
-  expect_rc 2 "$*"
-}
-bad -H localhost:2 --min-np 3 --max-np 2 "$PROBE" 1 1; expect_err "--min-np 3 is above --max-np 2" "min > max"
-bad -np 5 -H localhost:8 --min-np 2 --max-np 4 "$PROBE" 1 1; expect_err "-np 5 is outside" "np outside range"
-bad --min-np 1 --host-discovery-script /nonexistent "$PROBE" 1 1; expect_err "--host-discovery-script '/nonexistent'" "no script"
+# Bad flags: exit 2 with one line naming the flag.
+expect_usage_error "--min-np 3 is above --max-np 2" -H localhost:2 --min-np 3 --max-np 2 "$PROBE" 1 1
+expect_usage_error "-np 5 is outside" -np 5 -H localhost:8 --min-np 2 --max-np 4 "$PROBE" 1 1
+expect_usage_error "--host-discovery-script '/nonexistent'" --min-np 1 --host-discovery-script /nonexistent "$PROBE" 1 1
 printf 'echo localhost:2\n' >"$TEST_TMP/noexec.sh"
-bad --min-np 1 --host-discovery-script "$TEST_TMP/noexec.sh" "$PROBE" 1 1; expect_err "not an executable file" "script not executable"
-bad -H localhost:2 --min-np 1 --mpi "$PROBE" 1 1; expect_err "do not apply with --mpi" "with --mpi"
-bad -H localhost:2 --elastic-timeout 5 "$PROBE" 1 1; expect_err "--elastic-timeout applies to elastic jobs only" "not elastic"
-bad -H localhost:2 --min-np 1 --blacklist-cooldown-range 10 5 "$PROBE" 1 1; expect_err "MIN is above MAX" "cooldown range"
+expect_usage_error "not an executable file" --min-np 1 --host-discovery-script "$TEST_TMP/noexec.sh" "$PROBE" 1 1
+expect_usage_error "do not apply with --mpi" -H localhost:2 --min-np 1 --mpi "$PROBE" 1 1
+expect_usage_error "--elastic-timeout applies to elastic jobs only" -H localhost:2 --elastic-timeout 5 "$PROBE" 1 1
+expect_usage_error "MIN is above MAX" -H localhost:2 --min-np 1 --blacklist-cooldown-range 10 5 "$PROBE" 1 1
 printf '#!/bin/sh\necho "localhost:two"\n' >"$TEST_TMP/badout.sh"
 chmod +x "$TEST_TMP/badout.sh"
-bad --min-np 1 --host-discovery-script "$TEST_TMP/badout.sh" "$PROBE" 1 1; expect_err "output line 1" "bad script output"
-pass "bad elastic flags and script output exit 2 naming the flag"
+expect_usage_error "output line 1" --min-np 1 --host-discovery-script "$TEST_TMP/badout.sh" "$PROBE" 1 1
+pass "bad elastic flags and script output exit 2 with one line naming the flag"
