@@ -26,11 +26,8 @@ grep -q "localhost/0: elastic_worker start generation=1 rank=0 size=2 step=" "$L
 check_commits_monotonic
 pass "the committed step never went backwards"
 
-expected=$(static_checksum $STEPS)
-sums=$(sed -nE "s/.*elastic_worker done step=$STEPS rank=[01] size=2 checksum=([0-9a-f]+)$/\1/p" "$LOG" | sort -u)
-[ "$(grep -c "elastic_worker done step=$STEPS " "$LOG")" -eq 2 ] || fail "expected 2 done lines at step $STEPS"
-[ "$sums" = "$expected" ] || fail "final checksums '$sums' differ from the uninterrupted run's $expected"
-pass "both survivors finished at step $STEPS with the uninterrupted run's checksum $expected"
+expect_done $STEPS 2
+pass "both survivors finished at step $STEPS with the uninterrupted run's checksum $(static_checksum $STEPS)"
 
 died=$(line_time "worker localhost/1 exited signal 9")
 formed=$(line_time "generation 1 size")

@@ -53,3 +53,14 @@ check_commits_monotonic() {
 
 # static_checksum STEPS: the checksum of a 1-rank run without failures (the gradient is exact at every size).
 static_checksum() { "$ELASTIC_WORKER" --steps "$1" --commit-every 1000000 | sed -nE 's/.*checksum=([0-9a-f]+).*/\1/p'; }
+
+# expect_done STEPS SIZE: exactly SIZE workers printed their done line at STEPS, all at size SIZE, each with the
+# checksum of the uninterrupted run (static_checksum).
+expect_done() {
+  local steps=$1 size=$2 expected sums
+  expected=$(static_checksum "$steps")
+  sums=$(sed -nE "s/.*elastic_worker done step=$steps rank=[0-9]+ size=$size checksum=([0-9a-f]+)$/\1/p" "$LOG" | sort -u)
+  [ "$(grep -c "elastic_worker done step=$steps " "$LOG")" -eq "$size" ] ||
+    fail "expected $size done lines at step $steps"
+  [ "$sums" = "$expected" ] || fail "final checksums '$sums' differ from the uninterrupted run's $expected"
+}
