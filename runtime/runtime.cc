@@ -93,7 +93,8 @@ void Runtime::shutdown() {
 
 void Runtime::reset() {
   std::lock_guard lock(g_mutex);
-  if (!read_elastic_config(process_env())) {
+  // Once joined, the runtime knows it is elastic; before the first init() only the environment can say.
+  if (g_elastic_generation < 0 && !read_elastic_config(process_env())) {
     throw Error(ErrorKind::kUsage,
                 "hvd::elastic::reset() outside an elastic job: start the job with hvdrun --min-np/--max-np (or "
                 "--host-discovery-script) so that hvdrun can re-form it");

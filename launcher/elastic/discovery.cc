@@ -149,10 +149,14 @@ DiscoveryResult DiscoveryScript::run_blocking() {
       }
       if (n == 0) err_read.reset();
     }
-    if (fds[2].revents && ::waitpid(pid, &status, WNOHANG) == pid) exited = true;
+    if (fds[2].revents) {
+      // Seen exited but not reaped (WNOWAIT): its pid, and so its group id, stay ours until the kill below.
+      siginfo_t info{};
+      exited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+    }
   }
   ::kill(-pid, SIGKILL);  // what it left running (or itself, past the timeout)
-  if (!exited) ::waitpid(pid, &status, 0);
+  ::waitpid(pid, &status, 0);
   {
     std::lock_guard lock(mutex_);
     child_pgid_ = -1;
@@ -161,11 +165,15 @@ DiscoveryResult DiscoveryScript::run_blocking() {
 
   const std::string who = "the discovery script " + path_;
   if (timed_out) {
-    result.error = who + " did not finish within " + std::to_string(timeout_.count() / 1000) + " s";
+    result.error = who + " did not finish within " + std::to_string(timeout_.count() / 1000) +
+                   " s; it must print its host:slots lines and exit within that (a stuck command, or a child "
+                   "holding its stdout open?)";
   } else if (WIFSIGNALED(status)) {
-    result.error = who + " was killed by signal " + std::to_string(WTERMSIG(status));
+    result.error = who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                   ::strsignal(WTERMSIG(status)) + "); run it by hand to see why";
   } else if (WEXITSTATUS(status) != 0) {
-    result.error = who + " exited with code " + std::to_string(WEXITSTATUS(status));
+    result.error = who + " exited with code " + std::to_string(WEXITSTATUS(status)) +
+                   "; it must exit 0 after printing host:slots lines (run it by hand to see its error)";
   } else {
     try {
       result.hosts = parse_discovery_output(stdout_text, path_);

@@ -346,7 +346,7 @@ void ElasticJob::on_rendezvous(const std::shared_ptr<FramedConnection>& client, 
   }
   const auto answer = membership_.rendezvous(name, after);
   if (answer.answer == Membership::Answer::kNoPlace) {
-    if (answer.worker >= 0) answered_no_place_[answer.worker] = true;
+    if (answer.worker >= 0) answered_no_place_.insert(answer.worker);
     client->send({{"ok", false}, {"error", answer.why}});
     return stop_retired_hosts(false);
   }
@@ -366,7 +366,7 @@ void ElasticJob::answer_no_place(int worker, const std::string& why) {
   if (it == waiting_.end()) return;
   if (auto client = it->second.lock()) client->send({{"ok", false}, {"error", why}});
   waiting_.erase(it);
-  answered_no_place_[worker] = true;
+  answered_no_place_.insert(worker);
 }
 
 void ElasticJob::announce(const std::string& event) {

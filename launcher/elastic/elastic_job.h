@@ -104,7 +104,7 @@ class ElasticJob {
   std::map<std::string, AgentState> agents_;
   std::map<std::string, std::vector<SessionControl::WorkerLaunch>> pending_launch_;  // until the agent is ready
   std::map<int, std::weak_ptr<FramedConnection>> waiting_;                           // workers waiting in rendezvous
-  std::map<int, bool> answered_no_place_;
+  std::set<int> answered_no_place_;
   int events_ = 0;
   int resets_ = 0;
   bool completing_ = false;  // a worker of the last generation exited 0: no more generations

@@ -154,10 +154,6 @@ Membership::RendezvousAnswer Membership::rendezvous(const std::string& name, int
   return answer;
 }
 
-void Membership::stop_waiting(int id) {
-  if (Worker* w = find(id)) w->waiting = false;
-}
-
 std::optional<Generation> Membership::try_form() {
   std::vector<Worker*> members;
   for (auto& w : workers_) {

@@ -83,7 +83,6 @@ class Membership {
     bool announce_reset = false;         // it left the current generation on its own: bring the others
   };
   RendezvousAnswer rendezvous(const std::string& name, int after);
-  void stop_waiting(int id);  // its store connection dropped while it waited
   // Forms the next generation when every live worker waits and there are min_np or more.
   std::optional<Generation> try_form();
   int generation() const { return generation_; }

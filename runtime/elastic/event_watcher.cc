@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <string_view>
+
 #include "hvd/error.h"
 
 namespace hvd::detail {
@@ -29,7 +31,8 @@ void EventWatcher::watch(std::stop_token stop) {
       value = store_->get(key, kWaitSlice);
     } catch (const Error& e) {
       if (stop.stop_requested()) return;
-      if (store_->channel_usable()) continue;  // the wait timed out: wait again
+      // The wait timed out: wait again. Any other answer would come back at once, so it ends the watch.
+      if (store_->channel_usable() && std::string_view(e.what()).find("timed out") != std::string_view::npos) continue;
       // hvdrun is gone (the job is ending) or the link broke: the data plane or the next rendezvous will say so.
       spdlog::warn("elastic event watcher stopped: {}", e.what());
       return;
