@@ -12,7 +12,7 @@ survive_one_kill() {
   "$HVDRUN" -H localhost:3 --min-np 2 "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   local job=$!
   wait_lines 3 "elastic start rank=[0-2] size=3" 60
-  sleep 2  # a few commits in
+  wait_lines 2 "Train Epoch: " 60  # rank 0's progress at batch 0 and at --log-interval: commits are in
   local victim survivors
   victim=$(pgrep -f "$pattern" | tail -1)
   [ -n "$victim" ] || fail "no worker to kill"
@@ -29,8 +29,10 @@ survive_one_kill() {
   sums=$(sed -n "s/.*PARAM_CHECKSUM rank=[01] size=2 steps=$steps //p" <<<"$OUT" | sort -u)
   [ "$(wc -l <<<"$sums")" -eq 1 ] || fail "the survivors' parameters differ: $(echo $sums)"
   # In process: the size-2 starts come from the same processes as two of the size-3 starts.
-  local pid
-  for pid in $(sed -n 's/.*elastic start rank=[01] size=2 .* pid=\([0-9]*\)$/\1/p' <<<"$OUT"); do
+  local pid restarted
+  restarted=$(sed -n 's/.*elastic start rank=[01] size=2 .* pid=\([0-9]*\)$/\1/p' <<<"$OUT")
+  [ "$(wc -w <<<"$restarted")" -eq 2 ] || fail "expected the pids of 2 restarted workers, got '$(echo $restarted)'"
+  for pid in $restarted; do
     grep -q "size=3 .* pid=$pid\$" <<<"$OUT" || fail "worker $pid at size 2 was not one of the size-3 workers"
     [[ " $survivors " == *" $pid "* ]] || fail "worker $pid at size 2 is not a survivor ($survivors)"
   done

@@ -18,6 +18,7 @@ survivors=""
 for p in $(ip netns pids h1); do
   [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$ELASTIC_WORKER" ] && survivors="$survivors $p"
 done
+[ "$(wc -w <<<"$survivors")" -eq 2 ] || fail "expected 2 hvd_elastic_worker processes on h1, found '$survivors'"
 killed_at=$(date +%s%N)
 kill -KILL "$victim"
 wait_lines 2 "elastic_worker start generation=[1-9][0-9]* rank=[01] size=2 " 60

@@ -5,7 +5,7 @@
 "${HVD_BIN:?}/hvdrun" --help 2>&1 | grep -q -- "--min-np" || { echo "SKIP: this hvdrun has no elastic mode (--min-np)"; exit 77; }
 source "$(dirname "$0")/lib.bash"
 ELASTIC_WORKER="$HVD_BIN/hvd_elastic_worker"
-STEPS=80
+STEPS=160  # the join (discovery period + start) must land well before the end
 cat >"$TEST_TMP/discover.sh" <<SCRIPT
 #!/bin/sh
 if [ -e "$TEST_TMP/grow" ]; then echo localhost:3; else echo localhost:2; fi

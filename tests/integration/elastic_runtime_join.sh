@@ -4,7 +4,7 @@
 # an uninterrupted run, and the newcomer starts at the step the others had committed.
 source "$(dirname "$0")/elastic_runtime_lib.bash"
 
-STEPS=60
+STEPS=120  # the join must land well before the end, also on a loaded machine
 start_driver 2 --steps $STEPS --commit-every 5 --step-ms 30
 wait_line "localhost/0: elastic_worker commit step=20 " 30
 kill -USR1 "$DRIVER_PID"

@@ -12,4 +12,4 @@ cd "$TEST_TMP"
 
 STEPS=80
 survive_one_kill $STEPS "^$PY .*pytorch_fashion_mnist_elastic.py --max-steps $STEPS " \
-  "$PY" "$EXAMPLE" --max-steps $STEPS --batches-per-commit 5 --step-sleep 0.1 --log-interval 1000 --checksum
+  "$PY" "$EXAMPLE" --max-steps $STEPS --batches-per-commit 5 --step-sleep 0.1 --log-interval 10 --checksum

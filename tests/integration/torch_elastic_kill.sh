@@ -13,4 +13,4 @@ cd "$TEST_TMP"
 
 STEPS=80
 survive_one_kill $STEPS "^$EXAMPLE --max-steps $STEPS " \
-  "$EXAMPLE" --max-steps $STEPS --batches-per-commit 5 --step-ms 100 --log-interval 1000 --checksum
+  "$EXAMPLE" --max-steps $STEPS --batches-per-commit 5 --step-ms 100 --log-interval 10 --checksum
