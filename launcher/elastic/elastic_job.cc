@@ -397,8 +397,9 @@ void ElasticJob::try_form() {
   }
   std::string hosts;
   for (const auto& p : generation->placements) {
-    if (hosts.find(p.host + ":") == 0 || hosts.find(", " + p.host + ":") != std::string::npos) continue;
-    hosts += (hosts.empty() ? "" : ", ") + p.host + ":" + std::to_string(per_host[p.host]);
+    const auto counted = per_host.extract(p.host);  // empty after the host's first placement: each host once
+    if (counted.empty()) continue;
+    hosts += (hosts.empty() ? "" : ", ") + p.host + ":" + std::to_string(counted.mapped());
     if (auto added = host_added_at_.find(p.host); added != host_added_at_.end() && generation->number > 0) {
       const double s = std::chrono::duration<double>(now - added->second).count();
       session_.message("hvdrun: host " + p.host + " joined generation " + std::to_string(generation->number) + " " +
