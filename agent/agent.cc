@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <optional>
 
 #include "agent/machine_identity.h"
 #include "common/protocol.h"
@@ -174,15 +173,9 @@ void Agent::launch(const nlohmann::json& message) {
     base.cwd = message.value("cwd", "");
     base.host = options_.host;
     if (first) make_cgroup();
-    // The agent steps into the workers' cgroup while it spawns them, so they start inside it.
-    std::optional<WorkerCgroup::Entered> inside;
     if (cgroup_) {
-      try {
-        inside.emplace(cgroup_->enter());
-      } catch (const Error& e) {
-        spdlog::warn("hvd-agent on {}: {}; the workers run without a cgroup of their own", options_.host, e.what());
-        cgroup_.reset();
-      }
+      base.cgroup_dir = cgroup_->dir_fd();
+      base.cgroup_procs = cgroup_->procs_file();
     }
     for (const auto& r : message.at("ranks")) {
       SpawnOptions spawn = base;

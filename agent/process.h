@@ -1,7 +1,7 @@
 // One worker process: vfork-style clone + exec in its own process group, stdout and stderr on pipes, stdin
-// from /dev/null. Contract: spawn() returns only once exec has succeeded (chdir/exec failures come back as a
-// SpawnError carrying 127 or 126); the process group id equals pid(). Move-only; the destructor SIGKILLs the
-// group and reaps the child unless someone already reaped it (mark_reaped / wait).
+// from /dev/null, optionally born inside a cgroup. Contract: spawn() returns only once exec has succeeded (chdir/exec
+// failures come back as a SpawnError carrying 127 or 126); the process group id equals pid(). Move-only; the destructor
+// SIGKILLs the group and reaps the child unless someone already reaped it (mark_reaped / wait).
 #pragma once
 
 #include <sys/types.h>
@@ -20,6 +20,8 @@ struct SpawnOptions {
   std::string cwd;                         // empty: the agent's own
   std::map<std::string, std::string> env;  // laid over the agent's environment
   std::string host;                        // names this host in error messages
+  int cgroup_dir = -1;                     // a cgroup v2 directory (fd) to start the worker in, or -1
+  std::string cgroup_procs;                // its cgroup.procs: the way in where CLONE_INTO_CGROUP is missing
 };
 
 class SpawnError : public Error {

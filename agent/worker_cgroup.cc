@@ -72,7 +72,6 @@ std::unique_ptr<WorkerCgroup> WorkerCgroup::create(const std::string& host, std:
   std::string root = hvd::env_var::text(kRootEnv).value_or("");
   if (root.empty()) root = own;
   if (root.empty()) return nullptr;
-  if (own.empty()) own = root;  // nowhere else to step back into
   struct statfs fs {};
   if (::statfs(root.c_str(), &fs) != 0) {
     why_not = root + ": " + std::strerror(errno);
@@ -87,22 +86,13 @@ std::unique_ptr<WorkerCgroup> WorkerCgroup::create(const std::string& host, std:
     why_not = "cannot create " + path + ": " + std::strerror(errno);
     return nullptr;
   }
-  return std::unique_ptr<WorkerCgroup>(new WorkerCgroup(path, own));
-}
-
-WorkerCgroup::Entered WorkerCgroup::enter() {
-  if (!write_file(path_ + "/cgroup.procs", std::to_string(::getpid()))) {
-    throw Error("cannot move into " + path_ + ": " + std::strerror(errno));
+  UniqueFd dir(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) {
+    why_not = "cannot open " + path + ": " + std::strerror(errno);
+    ::rmdir(path.c_str());
+    return nullptr;
   }
-  return Entered(own_);
-}
-
-WorkerCgroup::Entered::~Entered() {
-  if (back_to_.empty()) return;
-  if (!write_file(back_to_ + "/cgroup.procs", std::to_string(::getpid()))) {
-    // Staying inside would make the teardown kill the agent with its workers.
-    spdlog::error("cannot move back into {}: {}", back_to_, std::strerror(errno));
-  }
+  return std::unique_ptr<WorkerCgroup>(new WorkerCgroup(path, std::move(dir)));
 }
 
 void WorkerCgroup::kill() {

@@ -3,14 +3,17 @@
 // used, no controller. The group is made under $HVD_CGROUP_ROOT when set, else under the agent's own cgroup in
 // the cgroup2 mount, as hvd-<host>-<agent pid>. create() says why it cannot be done (not cgroup v2, not
 // writable); the agent then warns and runs without it.
-// The workers start inside because the agent steps in while it spawns them (Entered), whatever the spawning
-// method; kill() SIGKILLs everything in the group; the destructor kills, waits for it to empty and removes it.
+// Workers are born inside it (Process::spawn with dir_fd(): CLONE_INTO_CGROUP), so the agent itself never moves:
+// moving a process between cgroups waits an RCU grace period (~10 ms here), twice per launch when the agent stepped
+// in and out. kill() SIGKILLs everything in the group; the destructor kills, waits for it to empty and removes it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <memory>
 #include <string>
+
+#include "common/unique_fd.h"
 
 namespace hvd::agent {
 
@@ -24,31 +27,20 @@ class WorkerCgroup {
   WorkerCgroup(const WorkerCgroup&) = delete;
   WorkerCgroup& operator=(const WorkerCgroup&) = delete;
 
-  // While alive, the agent itself is in the group: the processes it forks start there. Moves it back after.
-  class Entered {
-   public:
-    Entered(Entered&& other) noexcept : back_to_(std::move(other.back_to_)) { other.back_to_.clear(); }
-    ~Entered();
-    Entered(const Entered&) = delete;
-    Entered& operator=(const Entered&) = delete;
-
-   private:
-    friend class WorkerCgroup;
-    explicit Entered(std::string back_to) : back_to_(std::move(back_to)) {}
-    std::string back_to_;  // the agent's own cgroup directory
-  };
-  // Throws hvd::Error when the agent cannot move in.
-  Entered enter();
+  // The group's directory (O_PATH), for CLONE_INTO_CGROUP.
+  int dir_fd() const { return dir_.get(); }
+  // Where a process writes its pid to move in: the way in on kernels without CLONE_INTO_CGROUP (before 5.7).
+  std::string procs_file() const { return path_ + "/cgroup.procs"; }
   // SIGKILLs every process in the group (cgroup.kill; on kernels before 5.14, freeze and kill each).
   void kill();
   const std::string& path() const { return path_; }
 
  private:
-  WorkerCgroup(std::string path, std::string own) : path_(std::move(path)), own_(std::move(own)) {}
+  WorkerCgroup(std::string path, UniqueFd dir) : path_(std::move(path)), dir_(std::move(dir)) {}
   bool wait_empty(int timeout_ms);
 
   std::string path_;  // the job's group
-  std::string own_;   // the agent's own group, to step back into
+  UniqueFd dir_;
 };
 
 }  // namespace hvd::agent

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <thread>
 
+#include "agent/worker_cgroup.h"
+
 using hvd::agent::Process;
 using hvd::agent::SpawnError;
 using hvd::agent::SpawnOptions;
@@ -166,4 +168,33 @@ TEST_CASE("Process is move-only and a moved-from one owns nothing") {
   CHECK(p.pid() == -1);
   CHECK(q.pid() == pid);
   CHECK(WEXITSTATUS(q.wait()) == 4);
+}
+
+TEST_CASE("Process::spawn starts a worker inside the agent's cgroup and reports failures from there too") {
+  std::string why_not;
+  auto cgroup = hvd::agent::WorkerCgroup::create("testhost", why_not);
+  if (!cgroup) {
+    MESSAGE("skipped: no writable cgroup v2 here (" << why_not << ")");
+    return;
+  }
+  auto o = sh("grep '^0::' /proc/self/cgroup");
+  o.cgroup_dir = cgroup->dir_fd();
+  o.cgroup_procs = cgroup->procs_file();
+  auto p = Process::spawn(o);
+  auto out = read_all(p.take_stdout());
+  CHECK(p.wait() == 0);
+  CHECK(out.find("/hvd-testhost-" + std::to_string(::getpid()) + "\n") != std::string::npos);
+  // The spawning process itself stays where it was.
+  std::ifstream own("/proc/self/cgroup");
+  std::string own_text((std::istreambuf_iterator<char>(own)), std::istreambuf_iterator<char>());
+  CHECK(own_text.find("hvd-testhost") == std::string::npos);
+
+  o.command = {"/nonexistent/program"};
+  try {
+    Process::spawn(o);
+    FAIL("spawn succeeded");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 127);
+    CHECK(std::string(e.what()) == "cannot execute '/nonexistent/program' on testhost: No such file or directory");
+  }
 }
