@@ -1,29 +1,55 @@
 #include "common/crypto.h"
 
+// OpenSSL 3 deprecates the low-level digests in favour of EVP, but EVP's first use in a process loads the
+// configuration and the default provider (~1 ms, paid by hvdrun, every agent and every worker at start) and each
+// HMAC() call fetches its algorithm again. SHA-256 itself is the same code either way.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/crypto.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "common/error.h"
 
 namespace hvd {
 
+// RFC 2104 over SHA-256: H((K ^ opad) || H((K ^ ipad) || data)), a key longer than a block hashed first.
 std::string hmac_sha256(std::string_view key, std::string_view data) {
-  std::string mac(kMacSize, '\0');
-  unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-            reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-            reinterpret_cast<unsigned char*>(mac.data()), &len) ||
-      len != kMacSize) {
-    throw Error("HMAC-SHA256 failed inside OpenSSL");
+  unsigned char block[SHA256_CBLOCK] = {};
+  if (key.size() > sizeof block) {
+    SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), block);
+  } else {
+    std::memcpy(block, key.data(), key.size());
   }
+  unsigned char pad[SHA256_CBLOCK];
+  unsigned char inner[SHA256_DIGEST_LENGTH];
+  SHA256_CTX ctx;
+  for (std::size_t i = 0; i < sizeof pad; ++i) pad[i] = block[i] ^ 0x36;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, pad, sizeof pad);
+  SHA256_Update(&ctx, data.data(), data.size());
+  SHA256_Final(inner, &ctx);
+  for (std::size_t i = 0; i < sizeof pad; ++i) pad[i] = block[i] ^ 0x5c;
+  std::string mac(kMacSize, '\0');
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, pad, sizeof pad);
+  SHA256_Update(&ctx, inner, sizeof inner);
+  SHA256_Final(reinterpret_cast<unsigned char*>(mac.data()), &ctx);
+  OPENSSL_cleanse(block, sizeof block);
+  OPENSSL_cleanse(pad, sizeof pad);
   return mac;
 }
 
+// The kernel's CSPRNG, which is what OpenSSL's RAND seeds from; getrandom blocks only before the pool is ready.
 std::string random_bytes(std::size_t n) {
   std::string out(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
-    throw Error("OpenSSL RAND_bytes failed: no entropy for the job secret");
+  for (std::size_t done = 0; done < n;) {
+    ssize_t got = ::getrandom(out.data() + done, n - done, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw Error(std::string("getrandom failed: no entropy for the job secret: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(got);
   }
   return out;
 }
