@@ -20,12 +20,6 @@
 
 namespace hvd::launcher {
 
-std::vector<std::string> agent_command(const AgentStart& start) {
-  return {start.agent_path, "--coordinator", start.coordinator_host + ":" + std::to_string(start.coordinator_port),
-          "--host",         start.host,      "--log-level",
-          start.log_level};
-}
-
 namespace {
 
 constexpr int kAgentExitWaitMs = 10'000;

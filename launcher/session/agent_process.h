@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hvd::launcher {
 
@@ -30,8 +31,13 @@ class AgentProcess {
   virtual const std::string& host() const = 0;
 };
 
-// The command line hvdrun runs for an agent (no secret in it).
-std::vector<std::string> agent_command(const AgentStart& start);
+// The command line hvdrun runs for an agent (no secret in it). Inline: the SSH module (ssh/ssh_module.h) uses it
+// without linking hvdrun's code.
+inline std::vector<std::string> agent_command(const AgentStart& start) {
+  return {start.agent_path, "--coordinator", start.coordinator_host + ":" + std::to_string(start.coordinator_port),
+          "--host",         start.host,      "--log-level",
+          start.log_level};
+}
 
 std::unique_ptr<AgentProcess> start_local_agent(asio::io_context& io, AgentStart start);
 

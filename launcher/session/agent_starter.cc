@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "launcher/plan/local_host.h"
-#include "launcher/ssh/ssh_agent.h"
+#include "launcher/ssh/ssh_module.h"
 
 namespace hvd::launcher {
 namespace {
@@ -80,7 +80,7 @@ std::unique_ptr<AgentProcess> start_agent(asio::io_context& io, AgentStart start
   ssh.accept_new = options.ssh_accept_new;
   ssh.connect_timeout_s = options.start_timeout_s;
   const HostSpec& host = host_spec(plan, start.host);
-  return start_ssh_agent(io, std::move(start), host, ssh);
+  return start_ssh_agent_from_module(io, std::move(start), host, ssh);
 }
 
 }  // namespace hvd::launcher

@@ -1,0 +1,43 @@
+#include "launcher/ssh/ssh_module.h"
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <string>
+
+#include "common/error.h"
+
+namespace hvd::launcher {
+namespace {
+
+StartSshAgentFn load_entry() {
+  std::error_code ec;
+  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  std::string tried;
+  std::string previous;
+  for (const char* relative : {HVD_SSH_MODULE_RELATIVE_DIR, "../lib/hvd"}) {
+    const std::string path = (bin / relative / "hvd-ssh.so").lexically_normal().string();
+    if (path == previous) continue;  // installed under lib/ itself: one place, tried once
+    previous = path;
+    // RTLD_LOCAL: libssh's symbols stay out of hvdrun's global scope.
+    void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (module == nullptr) {
+      tried += "\n  " + std::string(::dlerror());
+      continue;
+    }
+    using EntryFn = StartSshAgentFn (*)();
+    if (auto entry = reinterpret_cast<EntryFn>(::dlsym(module, kSshModuleEntry))) return entry();
+    tried += "\n  " + path + ": no " + kSshModuleEntry + " in it (a module of another hvd version?)";
+  }
+  throw Error("hvdrun cannot load its SSH module, needed to start agents on other hosts:" + tried +
+              "\nreinstall hvd so that hvd-ssh.so lies in " HVD_SSH_MODULE_RELATIVE_DIR " relative to hvdrun");
+}
+
+}  // namespace
+
+std::unique_ptr<AgentProcess> start_ssh_agent_from_module(asio::io_context& io, AgentStart start, const HostSpec& host,
+                                                          const SshOptions& ssh) {
+  return load_entry()(io, std::move(start), host, ssh);
+}
+
+}  // namespace hvd::launcher
