@@ -1,4 +1,4 @@
-// HMAC-SHA256 (OpenSSL's SHA-256), random bytes (getrandom) and hex. The job secret and every MAC pass through here.
+// HMAC-SHA256 (Nettle), random bytes (getrandom) and hex. The job secret and every MAC pass through here.
 #pragma once
 
 #include <cstddef>
