@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libssh-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libasio-dev nettle-dev doctest-dev zlib1g-dev
+  libssh-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libasio-dev nettle-dev libssl-dev doctest-dev zlib1g-dev
   openmpi-bin libopenmpi-dev
   openssh-client openssh-server iproute2 procps
   slurm-wlm munge
