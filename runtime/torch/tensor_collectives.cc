@@ -19,6 +19,18 @@ OutputAllocator allocator_into(const std::shared_ptr<Tensor>& out, const Tensor&
   };
 }
 
+// Starts `start` on a view of `tensor` with the output allocated as a torch tensor like `tensor` once its shape is
+// negotiated; the handle keeps the input alive and yields that output.
+template <class Options>
+TensorHandle with_allocated_output(const char* op, Handle (*start)(const TensorView&, const Options&),
+                                   const Tensor& tensor, const Options& options) {
+  auto out = std::make_shared<Tensor>();
+  Options with_output = options;
+  with_output.allocate = allocator_into(out, tensor);
+  auto handle = start(view_of(tensor, label(op, options.name)), with_output);
+  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+}
+
 }  // namespace
 
 TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& options) {
@@ -41,11 +53,7 @@ Tensor allreduce(const Tensor& tensor, const AllreduceOptions& options) {
 void allreduce_(Tensor& tensor, const AllreduceOptions& options) { allreduce_async_(tensor, options).wait(); }
 
 TensorHandle allgather_async(const Tensor& tensor, const AllgatherOptions& options) {
-  auto out = std::make_shared<Tensor>();
-  AllgatherOptions with_output = options;
-  with_output.allocate = allocator_into(out, tensor);
-  auto handle = hvd::allgather_async(view_of(tensor, label("allgather", options.name)), with_output);
-  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+  return with_allocated_output("allgather", &hvd::allgather_async, tensor, options);
 }
 
 Tensor allgather(const Tensor& tensor, const AllgatherOptions& options) {
@@ -69,11 +77,7 @@ Tensor broadcast(const Tensor& tensor, const BroadcastOptions& options) {
 void broadcast_(Tensor& tensor, const BroadcastOptions& options) { broadcast_async_(tensor, options).wait(); }
 
 TensorHandle alltoall_async(const Tensor& tensor, const AlltoallOptions& options) {
-  auto out = std::make_shared<Tensor>();
-  AlltoallOptions with_output = options;
-  with_output.allocate = allocator_into(out, tensor);
-  auto handle = hvd::alltoall_async(view_of(tensor, label("alltoall", options.name)), with_output);
-  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+  return with_allocated_output("alltoall", &hvd::alltoall_async, tensor, options);
 }
 
 std::pair<Tensor, std::vector<std::int64_t>> alltoall(const Tensor& tensor, const AlltoallOptions& options) {
@@ -83,11 +87,7 @@ std::pair<Tensor, std::vector<std::int64_t>> alltoall(const Tensor& tensor, cons
 }
 
 TensorHandle reducescatter_async(const Tensor& tensor, const ReducescatterOptions& options) {
-  auto out = std::make_shared<Tensor>();
-  ReducescatterOptions with_output = options;
-  with_output.allocate = allocator_into(out, tensor);
-  auto handle = hvd::reducescatter_async(view_of(tensor, label("reducescatter", options.name)), with_output);
-  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+  return with_allocated_output("reducescatter", &hvd::reducescatter_async, tensor, options);
 }
 
 Tensor reducescatter(const Tensor& tensor, const ReducescatterOptions& options) {
