@@ -31,6 +31,11 @@ TensorHandle with_allocated_output(const char* op, Handle (*start)(const TensorV
   return TensorHandle(std::move(handle), {tensor}, std::move(out));
 }
 
+// The handle of an op that writes `tensor` in place: it yields `tensor` itself.
+TensorHandle in_place(Handle handle, const Tensor& tensor) {
+  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+}
+
 }  // namespace
 
 TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& options) {
@@ -42,8 +47,7 @@ TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& optio
 
 TensorHandle allreduce_async_(Tensor& tensor, const AllreduceOptions& options) {
   auto view = view_of(tensor, label("allreduce", options.name));
-  auto handle = hvd::allreduce_async(view, view, options);
-  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+  return in_place(hvd::allreduce_async(view, view, options), tensor);
 }
 
 Tensor allreduce(const Tensor& tensor, const AllreduceOptions& options) {
@@ -66,8 +70,7 @@ TensorHandle broadcast_async(const Tensor& tensor, const BroadcastOptions& optio
 }
 
 TensorHandle broadcast_async_(Tensor& tensor, const BroadcastOptions& options) {
-  auto handle = hvd::broadcast_async(view_of(tensor, label("broadcast", options.name)), options);
-  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+  return in_place(hvd::broadcast_async(view_of(tensor, label("broadcast", options.name)), options), tensor);
 }
 
 Tensor broadcast(const Tensor& tensor, const BroadcastOptions& options) {
