@@ -5,8 +5,8 @@
 Workers may die or join while it trains: hvd.elastic.run restores the last commit (every --batches-per-commit
 batches), the job is re-formed in process and training goes on. ElasticSampler shards what is left of the epoch
 over the workers there are now, so every sample is still seen once per epoch; a reset callback keeps the learning
-rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data and test are those
-of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end.
+rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data, test and the flags
+both take are those of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end.
 """
 
 import os
