@@ -11,29 +11,19 @@
 
 #include "examples/fashion_mnist_data.h"
 #include "examples/fashion_mnist_net.h"
+#include "examples/training_options.h"
 #include "hvd/torch.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Options {
-  int epochs = 10;
-  int batch_size = 64;
-  int test_batch_size = 1000;
-  double lr = 0.01;
-  double momentum = 0.9;  // Horovod's MNIST example uses 0.5; Fashion-MNIST needs 0.9 (see README)
-  std::uint64_t seed = 42;
-  int log_interval = 10;
+struct Options : fashion_mnist::TrainingOptions {
   bool no_cuda = false;
   bool fp16_allreduce = false;
   bool use_adasum = false;
   double gradient_predivide_factor = 1.0;
-  std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::string checkpoint;
-  int threads = 1;
-  long max_steps = -1;  // stop training after this many steps (all epochs); -1: no limit
-  bool checksum = false;
   bool benchmark = false;
   long bench_warmup = 10;  // steps left out of the BENCH figures (allocators, caches; autotune's search)
 };
@@ -140,34 +130,15 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"Train Horovod's MNIST network on Fashion-MNIST with hvd"};
-  app.add_option("--epochs", o.epochs, "number of epochs to train")->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "input batch size for training, per rank")->capture_default_str();
-  app.add_option("--test-batch-size", o.test_batch_size, "input batch size for testing")->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (multiplied by the number of ranks unless --use-adasum)")
-      ->capture_default_str();
-  app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
-  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
-  app.add_option("--log-interval", o.log_interval, "batches between progress lines")->capture_default_str();
+  fashion_mnist::add_training_options(app, o, "learning rate (multiplied by the number of ranks unless --use-adasum)");
   app.add_flag("--no-cuda", o.no_cuda, "train on the CPU even when CUDA is available");
   app.add_flag("--fp16-allreduce", o.fp16_allreduce, "compress gradients to float16 for the allreduce");
   app.add_flag("--use-adasum", o.use_adasum, "reduce with Adasum instead of averaging");
   app.add_option("--gradient-predivide-factor", o.gradient_predivide_factor,
                  "divide gradients by this before the allreduce and by size/factor after")
       ->capture_default_str();
-  app.add_option("--data-dir", o.data_dir, "directory with the Fashion-MNIST IDX files (.gz or plain)")
-      ->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint, "rank 0 saves the model here after each epoch");
-  app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
-  app.add_option("--max-steps", o.max_steps, "stop after this many training steps (-1: no limit)")
-      ->capture_default_str();
-  app.add_flag("--checksum", o.checksum, "every rank prints a checksum of its parameters at the end");
   app.add_flag("--benchmark", o.benchmark, "skip testing; rank 0 prints a BENCH line with throughput figures");
   app.add_option("--bench-warmup", o.bench_warmup, "steps the BENCH figures leave out")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  try {
-    return run(o);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "train_fashion_mnist: %s\n", e.what());
-    return 1;
-  }
+  return fashion_mnist::parse_and_run(app, argc, argv, "train_fashion_mnist", [&] { return run(o); });
 }

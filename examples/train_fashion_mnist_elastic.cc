@@ -22,26 +22,16 @@
 
 #include "examples/fashion_mnist_data.h"
 #include "examples/fashion_mnist_net.h"
+#include "examples/training_options.h"
 #include "hvd/elastic.h"
 #include "hvd/torch.h"
 #include "hvd/torch_elastic.h"
 
 namespace {
 
-struct Options {
-  int epochs = 10;
-  int batch_size = 64;
-  int test_batch_size = 1000;
-  double lr = 0.01;
-  double momentum = 0.9;
-  std::uint64_t seed = 42;
-  int log_interval = 10;
+struct Options : fashion_mnist::TrainingOptions {
   int batches_per_commit = 10;
-  std::string data_dir = "/usr/share/datasets/fashion-mnist";
-  int threads = 1;
-  long max_steps = -1;  // stop after this many steps (all epochs); -1: no limit
-  int step_ms = 0;      // sleep per step: a slower job for tests
-  bool checksum = false;
+  int step_ms = 0;  // sleep per step: a slower job for tests
 };
 
 using fashion_mnist::Net;
@@ -135,28 +125,10 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"Train Horovod's MNIST network on Fashion-MNIST as an elastic hvd job"};
-  app.add_option("--epochs", o.epochs, "number of epochs to train")->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "input batch size for training, per rank")->capture_default_str();
-  app.add_option("--test-batch-size", o.test_batch_size, "input batch size for testing")->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (multiplied by the number of ranks)")->capture_default_str();
-  app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
-  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
-  app.add_option("--log-interval", o.log_interval, "batches between progress lines")->capture_default_str();
+  fashion_mnist::add_training_options(app, o, "learning rate (multiplied by the number of ranks)");
   app.add_option("--batches-per-commit", o.batches_per_commit, "steps between two commits of the state")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--data-dir", o.data_dir, "directory with the Fashion-MNIST IDX files (.gz or plain)")
-      ->capture_default_str();
-  app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
-  app.add_option("--max-steps", o.max_steps, "stop after this many training steps (-1: no limit)")
-      ->capture_default_str();
   app.add_option("--step-ms", o.step_ms, "sleep this long per step (tests: a slower job)")->capture_default_str();
-  app.add_flag("--checksum", o.checksum, "every rank prints a checksum of its parameters at the end");
-  CLI11_PARSE(app, argc, argv);
-  try {
-    return run(o);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "train_fashion_mnist_elastic: %s\n", e.what());
-    return 1;
-  }
+  return fashion_mnist::parse_and_run(app, argc, argv, "train_fashion_mnist_elastic", [&] { return run(o); });
 }

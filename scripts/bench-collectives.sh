@@ -51,15 +51,19 @@ for ((round = 1; round <= ROUNDS; round++)); do
   "$BIN/hvdrun" -np "$NP" "$BIN/hvd-bench" memcpy --sizes "$SIZES" --time "$TIME" | strip | tag $round >>"$tmp/memcpy"
 done
 
-# Columns: bytes; median us of the built-in communicator alone (raw), the engine on it, the engine on the MPI
-# backend (hvd/mpi) and MPI_Allreduce (mpi); busbw ratios against MPI; and mpi_us over hvd/mpi's, the MPI
-# backend's overhead (issue target: <= 1.10 from 1 MiB up).
-awk '
+# The awk function the three tables below share: the median of a space-separated list of numbers ("" if empty).
+MEDIAN_AWK='
   function median(list,    a, k, i, j, t) {
     k = split(list, a, " ")
     for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
     return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
   }
+'
+
+# Columns: bytes; median us of the built-in communicator alone (raw), the engine on it, the engine on the MPI
+# backend (hvd/mpi) and MPI_Allreduce (mpi); busbw ratios against MPI; and mpi_us over hvd/mpi's, the MPI
+# backend's overhead (issue target: <= 1.10 from 1 MiB up).
+awk "$MEDIAN_AWK"'
   FNR == 1 { file++ }
   {
     us[file, $2] = us[file, $2] " " $3; bw[file, $2] = bw[file, $2] " " $5; t[file, $1, $2] = $3
@@ -82,12 +86,7 @@ awk '
   }' "$tmp/raw" "$tmp/engine" "$tmp/hvdmpi" "$tmp/mpi"
 
 echo
-awk '
-  function median(list,    a, k, i, j, t) {
-    k = split(list, a, " ")
-    for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
-  }
+awk "$MEDIAN_AWK"'
   function range(list,    a, k, i, lo, hi) {
     k = split(list, a, " "); lo = hi = a[1]
     for (i = 2; i <= k; i++) { if (a[i] + 0 < lo + 0) lo = a[i]; if (a[i] + 0 > hi + 0) hi = a[i] }
@@ -107,12 +106,7 @@ awk '
   }' "$tmp/step" "$tmp/stepraw"
 
 echo
-awk '
-  function median(list,    a, k, i, j, t) {
-    k = split(list, a, " ")
-    for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
-  }
+awk "$MEDIAN_AWK"'
   FNR == 1 { file++ }
   { bw[file, $2] = bw[file, $2] " " $5; g[file, $1, $2] = $5; if (file == 1 && !seen[$2]++) order[++n] = $2 }
   END {

@@ -28,25 +28,32 @@ import hvd.torch as hvd
 
 MEAN, STD = 0.2860, 0.3530  # Fashion-MNIST training pixels, in [0, 1]
 
-parser = argparse.ArgumentParser(description="Horovod's PyTorch MNIST example on Fashion-MNIST, with hvd")
-parser.add_argument("--batch-size", type=int, default=64, help="input batch size for training, per rank")
-parser.add_argument("--test-batch-size", type=int, default=1000, help="input batch size for testing")
-parser.add_argument("--epochs", type=int, default=10, help="number of epochs to train")
-parser.add_argument("--lr", type=float, default=0.01, help="learning rate (times the number of ranks)")
-parser.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+def training_arguments(description):
+    """A parser with the flags both Fashion-MNIST examples (this one and the elastic one) take, alike."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--batch-size", type=int, default=64, help="input batch size for training, per rank")
+    parser.add_argument("--test-batch-size", type=int, default=1000, help="input batch size for testing")
+    parser.add_argument("--epochs", type=int, default=10, help="number of epochs to train")
+    parser.add_argument("--lr", type=float, default=0.01, help="learning rate (times the number of ranks)")
+    parser.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+    parser.add_argument("--seed", type=int, default=42, help="random seed")
+    parser.add_argument("--log-interval", type=int, default=10, help="batches between progress lines")
+    parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist",
+                        help="directory with the Fashion-MNIST IDX files (.gz or plain)")
+    parser.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
+    parser.add_argument("--checksum", action="store_true",
+                        help="every rank prints a hash of its parameters at the end")
+    return parser
+
+
+parser = training_arguments("Horovod's PyTorch MNIST example on Fashion-MNIST, with hvd")
 parser.add_argument("--no-cuda", action="store_true", default=False, help="train on the CPU even with CUDA")
-parser.add_argument("--seed", type=int, default=42, help="random seed")
-parser.add_argument("--log-interval", type=int, default=10, help="batches between progress lines")
 parser.add_argument("--fp16-allreduce", action="store_true", default=False, help="fp16 compression for allreduce")
 parser.add_argument("--use-adasum", action="store_true", default=False, help="reduce with Adasum")
 parser.add_argument("--gradient-predivide-factor", type=float, default=1.0,
                     help="divide gradients by this before the allreduce and by size/factor after")
-parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist",
-                    help="directory with the Fashion-MNIST IDX files (.gz or plain)")
 parser.add_argument("--checkpoint", default="", help="rank 0 saves the model's state_dict here after each epoch")
-parser.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
 parser.add_argument("--max-steps", type=int, default=-1, help="stop after this many training steps (-1: no limit)")
-parser.add_argument("--checksum", action="store_true", help="every rank prints a hash of its parameters at the end")
 parser.add_argument("--benchmark", action="store_true", help="skip testing; rank 0 prints a BENCH line")
 
 

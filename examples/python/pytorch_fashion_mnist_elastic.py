@@ -5,11 +5,10 @@
 Workers may die or join while it trains: hvd.elastic.run restores the last commit (every --batches-per-commit
 batches), the job is re-formed in process and training goes on. ElasticSampler shards what is left of the epoch
 over the workers there are now, so every sample is still seen once per epoch; a reset callback keeps the learning
-rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data and test are those
-of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end.
+rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data, test and the flags
+both take are those of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end.
 """
 
-import argparse
 import os
 import sys
 import time
@@ -19,25 +18,15 @@ import torch.nn.functional as F
 import torch.optim as optim
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_fashion_mnist import Net, batches, fashion_mnist, parameter_checksum, test  # noqa: E402
+from pytorch_fashion_mnist import (Net, batches, fashion_mnist, parameter_checksum, test,  # noqa: E402
+                                   training_arguments)
 
 import hvd.torch as hvd  # noqa: E402
 
-parser = argparse.ArgumentParser(description="The Fashion-MNIST example as an elastic hvd job")
-parser.add_argument("--batch-size", type=int, default=64, help="input batch size for training, per rank")
-parser.add_argument("--test-batch-size", type=int, default=1000, help="input batch size for testing")
-parser.add_argument("--epochs", type=int, default=10, help="number of epochs to train")
-parser.add_argument("--lr", type=float, default=0.01, help="learning rate (times the number of ranks)")
-parser.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
-parser.add_argument("--seed", type=int, default=42, help="random seed")
-parser.add_argument("--log-interval", type=int, default=10, help="batches between progress lines")
+parser = training_arguments("The Fashion-MNIST example as an elastic hvd job")
 parser.add_argument("--batches-per-commit", type=int, default=10, help="batches between two commits of the state")
-parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist",
-                    help="directory with the Fashion-MNIST IDX files (.gz or plain)")
-parser.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
 parser.add_argument("--max-steps", type=int, default=-1, help="stop after this many committed steps (-1: no limit)")
 parser.add_argument("--step-sleep", type=float, default=0.0, help="seconds to sleep per step (tests: a slower job)")
-parser.add_argument("--checksum", action="store_true", help="every rank prints a hash of its parameters at the end")
 
 
 def main():

@@ -1,25 +1,23 @@
 #include "runtime/engine/message.h"
 
+#include <array>
+#include <string_view>
+
 namespace hvd::detail {
 
+namespace {
+
+// In the enum's order (the static_asserts hold the two together), as runtime/types.cc names dtypes.
+constexpr std::array<std::string_view, 7> kOpTypeNames{"allreduce",     "allgather", "broadcast", "alltoall",
+                                                       "reducescatter", "barrier",   "join"};
+static_assert(kOpTypeNames[static_cast<int>(OpType::kReducescatter)] == "reducescatter");
+static_assert(kOpTypeNames.size() == static_cast<std::size_t>(OpType::kJoin) + 1);
+
+}  // namespace
+
 const char* name_of(OpType type) {
-  switch (type) {
-    case OpType::kAllreduce:
-      return "allreduce";
-    case OpType::kAllgather:
-      return "allgather";
-    case OpType::kBroadcast:
-      return "broadcast";
-    case OpType::kAlltoall:
-      return "alltoall";
-    case OpType::kReducescatter:
-      return "reducescatter";
-    case OpType::kBarrier:
-      return "barrier";
-    case OpType::kJoin:
-      return "join";
-  }
-  return "unknown";
+  const auto i = static_cast<std::size_t>(type);
+  return i < kOpTypeNames.size() ? kOpTypeNames[i].data() : "unknown";
 }
 
 bool is_reduction(OpType type) { return type == OpType::kAllreduce || type == OpType::kReducescatter; }

@@ -50,4 +50,15 @@ inline std::uint16_t float_to_bfloat16(float value) {
   return static_cast<std::uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
+// The two formats as types, for kernels templated on the element type (runtime/reduce/element_types.h); both are
+// stored as std::uint16_t.
+struct Half {
+  static float to_float(std::uint16_t h) { return half_to_float(h); }
+  static std::uint16_t from_float(float value) { return float_to_half(value); }
+};
+struct BFloat16 {
+  static float to_float(std::uint16_t b) { return bfloat16_to_float(b); }
+  static std::uint16_t from_float(float value) { return float_to_bfloat16(value); }
+};
+
 }  // namespace hvd::detail::fp16

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "hvd/error.h"
-#include "runtime/reduce/half.h"
+#include "runtime/reduce/element_types.h"
 
 namespace hvd::detail {
 namespace {
@@ -61,7 +61,7 @@ void apply(void* dst, const void* a, const void* b, std::size_t n, Op op) {
 // float16/bfloat16: widen a block to float, reduce, narrow once (one rounding per reduction step).
 constexpr std::size_t kBlock = 256;
 
-template <float (*ToFloat)(std::uint16_t), std::uint16_t (*FromFloat)(float), class Op>
+template <class Half, class Op>
 void apply_half(void* dst, const void* a, const void* b, std::size_t n, Op op) {
   auto* d = static_cast<std::uint16_t*>(dst);
   auto* x = static_cast<const std::uint16_t*>(a);
@@ -69,9 +69,9 @@ void apply_half(void* dst, const void* a, const void* b, std::size_t n, Op op) {
   float fx[kBlock], fy[kBlock];
   for (std::size_t base = 0; base < n; base += kBlock) {
     std::size_t m = std::min(kBlock, n - base);
-    for (std::size_t i = 0; i < m; ++i) fx[i] = ToFloat(x[base + i]);
-    for (std::size_t i = 0; i < m; ++i) fy[i] = ToFloat(y[base + i]);
-    for (std::size_t i = 0; i < m; ++i) d[base + i] = FromFloat(op(fx[i], fy[i]));
+    for (std::size_t i = 0; i < m; ++i) fx[i] = Half::to_float(x[base + i]);
+    for (std::size_t i = 0; i < m; ++i) fy[i] = Half::to_float(y[base + i]);
+    for (std::size_t i = 0; i < m; ++i) d[base + i] = Half::from_float(op(fx[i], fy[i]));
   }
 }
 
@@ -88,30 +88,13 @@ void apply_bool(void* dst, const void* a, const void* b, std::size_t n, bool is_
 
 template <class Op>
 void dispatch(void* dst, const void* a, const void* b, std::size_t n, DataType dtype, Op op) {
-  switch (dtype) {
-    case DataType::kUInt8:
-      return apply<std::uint8_t>(dst, a, b, n, op);
-    case DataType::kInt8:
-      return apply<std::int8_t>(dst, a, b, n, op);
-    case DataType::kUInt16:
-      return apply<std::uint16_t>(dst, a, b, n, op);
-    case DataType::kInt16:
-      return apply<std::int16_t>(dst, a, b, n, op);
-    case DataType::kInt32:
-      return apply<std::int32_t>(dst, a, b, n, op);
-    case DataType::kInt64:
-      return apply<std::int64_t>(dst, a, b, n, op);
-    case DataType::kFloat16:
-      return apply_half<fp16::half_to_float, fp16::float_to_half>(dst, a, b, n, op);
-    case DataType::kBFloat16:
-      return apply_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(dst, a, b, n, op);
-    case DataType::kFloat32:
-      return apply<float>(dst, a, b, n, op);
-    case DataType::kFloat64:
-      return apply<double>(dst, a, b, n, op);
-    case DataType::kBool:
-      break;
-  }
+  visit_element_type(dtype, [&]<class T>(ElementTag<T>) {
+    if constexpr (is_half_float_v<T>) {
+      apply_half<T>(dst, a, b, n, op);
+    } else {
+      apply<T>(dst, a, b, n, op);
+    }
+  });
 }
 
 template <class T>
@@ -127,43 +110,33 @@ void scale_as(void* data, std::size_t n, double factor) {
   }
 }
 
-template <float (*ToFloat)(std::uint16_t), std::uint16_t (*FromFloat)(float)>
+template <class Half>
 void scale_half(void* data, std::size_t n, double factor) {
   auto* d = static_cast<std::uint16_t*>(data);
   const float f = static_cast<float>(factor);
-  for (std::size_t i = 0; i < n; ++i) d[i] = FromFloat(ToFloat(d[i]) * f);
+  for (std::size_t i = 0; i < n; ++i) d[i] = Half::from_float(Half::to_float(d[i]) * f);
 }
 
-// Adasum loops read any floating type as double.
+// Adasum loops read any floating type as double: f(load, store), load(p, i) the element i of p as double, store(p,
+// i, v) v into it.
 template <class F>
 void for_floating(DataType dtype, const char* what, F&& f) {
-  switch (dtype) {
-    case DataType::kFloat16:
-      return f(
-          [](const void* p, std::size_t i) {
-            return static_cast<double>(fp16::half_to_float(static_cast<const std::uint16_t*>(p)[i]));
-          },
-          [](void* p, std::size_t i, double v) {
-            static_cast<std::uint16_t*>(p)[i] = fp16::float_to_half(static_cast<float>(v));
-          });
-    case DataType::kBFloat16:
-      return f(
-          [](const void* p, std::size_t i) {
-            return static_cast<double>(fp16::bfloat16_to_float(static_cast<const std::uint16_t*>(p)[i]));
-          },
-          [](void* p, std::size_t i, double v) {
-            static_cast<std::uint16_t*>(p)[i] = fp16::float_to_bfloat16(static_cast<float>(v));
-          });
-    case DataType::kFloat32:
-      return f([](const void* p, std::size_t i) { return static_cast<double>(static_cast<const float*>(p)[i]); },
-               [](void* p, std::size_t i, double v) { static_cast<float*>(p)[i] = static_cast<float>(v); });
-    case DataType::kFloat64:
-      return f([](const void* p, std::size_t i) { return static_cast<const double*>(p)[i]; },
-               [](void* p, std::size_t i, double v) { static_cast<double*>(p)[i] = v; });
-    default:
-      throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + name_of(dtype) +
-                  "; cast to float32 first");
+  if (!is_floating(dtype)) {
+    throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + name_of(dtype) +
+                "; cast to float32 first");
   }
+  visit_element_type(dtype, [&]<class T>(ElementTag<T>) {
+    if constexpr (is_half_float_v<T>) {
+      f([](const void* p,
+           std::size_t i) { return static_cast<double>(T::to_float(static_cast<const std::uint16_t*>(p)[i])); },
+        [](void* p, std::size_t i, double v) {
+          static_cast<std::uint16_t*>(p)[i] = T::from_float(static_cast<float>(v));
+        });
+    } else if constexpr (std::is_floating_point_v<T>) {
+      f([](const void* p, std::size_t i) { return static_cast<double>(static_cast<const T*>(p)[i]); },
+        [](void* p, std::size_t i, double v) { static_cast<T*>(p)[i] = static_cast<T>(v); });
+    }
+  });
 }
 
 }  // namespace
@@ -211,31 +184,17 @@ void reduce_copy(void* dst, void* copy, const void* a, const void* b, std::size_
 }
 
 void scale(void* data, std::size_t count, DataType dtype, double factor) {
-  switch (dtype) {
-    case DataType::kUInt8:
-      return scale_as<std::uint8_t>(data, count, factor);
-    case DataType::kInt8:
-      return scale_as<std::int8_t>(data, count, factor);
-    case DataType::kUInt16:
-      return scale_as<std::uint16_t>(data, count, factor);
-    case DataType::kInt16:
-      return scale_as<std::int16_t>(data, count, factor);
-    case DataType::kInt32:
-      return scale_as<std::int32_t>(data, count, factor);
-    case DataType::kInt64:
-      return scale_as<std::int64_t>(data, count, factor);
-    case DataType::kFloat16:
-      return scale_half<fp16::half_to_float, fp16::float_to_half>(data, count, factor);
-    case DataType::kBFloat16:
-      return scale_half<fp16::bfloat16_to_float, fp16::float_to_bfloat16>(data, count, factor);
-    case DataType::kFloat32:
-      return scale_as<float>(data, count, factor);
-    case DataType::kFloat64:
-      return scale_as<double>(data, count, factor);
-    case DataType::kBool:
-      if (factor == 0.0) std::fill_n(static_cast<std::uint8_t*>(data), count, std::uint8_t{0});
-      return;
+  if (dtype == DataType::kBool) {
+    if (factor == 0.0) std::fill_n(static_cast<std::uint8_t*>(data), count, std::uint8_t{0});
+    return;
   }
+  visit_element_type(dtype, [&]<class T>(ElementTag<T>) {
+    if constexpr (is_half_float_v<T>) {
+      scale_half<T>(data, count, factor);
+    } else {
+      scale_as<T>(data, count, factor);
+    }
+  });
 }
 
 DotNorms dot_norms(const void* a, const void* b, std::size_t count, DataType dtype) {

@@ -19,6 +19,23 @@ OutputAllocator allocator_into(const std::shared_ptr<Tensor>& out, const Tensor&
   };
 }
 
+// Starts `start` on a view of `tensor` with the output allocated as a torch tensor like `tensor` once its shape is
+// negotiated; the handle keeps the input alive and yields that output.
+template <class Options>
+TensorHandle with_allocated_output(const char* op, Handle (*start)(const TensorView&, const Options&),
+                                   const Tensor& tensor, const Options& options) {
+  auto out = std::make_shared<Tensor>();
+  Options with_output = options;
+  with_output.allocate = allocator_into(out, tensor);
+  auto handle = start(view_of(tensor, label(op, options.name)), with_output);
+  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+}
+
+// The handle of an op that writes `tensor` in place: it yields `tensor` itself.
+TensorHandle in_place(Handle handle, const Tensor& tensor) {
+  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+}
+
 }  // namespace
 
 TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& options) {
@@ -30,8 +47,7 @@ TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& optio
 
 TensorHandle allreduce_async_(Tensor& tensor, const AllreduceOptions& options) {
   auto view = view_of(tensor, label("allreduce", options.name));
-  auto handle = hvd::allreduce_async(view, view, options);
-  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+  return in_place(hvd::allreduce_async(view, view, options), tensor);
 }
 
 Tensor allreduce(const Tensor& tensor, const AllreduceOptions& options) {
@@ -41,11 +57,7 @@ Tensor allreduce(const Tensor& tensor, const AllreduceOptions& options) {
 void allreduce_(Tensor& tensor, const AllreduceOptions& options) { allreduce_async_(tensor, options).wait(); }
 
 TensorHandle allgather_async(const Tensor& tensor, const AllgatherOptions& options) {
-  auto out = std::make_shared<Tensor>();
-  AllgatherOptions with_output = options;
-  with_output.allocate = allocator_into(out, tensor);
-  auto handle = hvd::allgather_async(view_of(tensor, label("allgather", options.name)), with_output);
-  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+  return with_allocated_output("allgather", &hvd::allgather_async, tensor, options);
 }
 
 Tensor allgather(const Tensor& tensor, const AllgatherOptions& options) {
@@ -58,8 +70,7 @@ TensorHandle broadcast_async(const Tensor& tensor, const BroadcastOptions& optio
 }
 
 TensorHandle broadcast_async_(Tensor& tensor, const BroadcastOptions& options) {
-  auto handle = hvd::broadcast_async(view_of(tensor, label("broadcast", options.name)), options);
-  return TensorHandle(std::move(handle), {}, std::make_shared<Tensor>(tensor));
+  return in_place(hvd::broadcast_async(view_of(tensor, label("broadcast", options.name)), options), tensor);
 }
 
 Tensor broadcast(const Tensor& tensor, const BroadcastOptions& options) {
@@ -69,11 +80,7 @@ Tensor broadcast(const Tensor& tensor, const BroadcastOptions& options) {
 void broadcast_(Tensor& tensor, const BroadcastOptions& options) { broadcast_async_(tensor, options).wait(); }
 
 TensorHandle alltoall_async(const Tensor& tensor, const AlltoallOptions& options) {
-  auto out = std::make_shared<Tensor>();
-  AlltoallOptions with_output = options;
-  with_output.allocate = allocator_into(out, tensor);
-  auto handle = hvd::alltoall_async(view_of(tensor, label("alltoall", options.name)), with_output);
-  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+  return with_allocated_output("alltoall", &hvd::alltoall_async, tensor, options);
 }
 
 std::pair<Tensor, std::vector<std::int64_t>> alltoall(const Tensor& tensor, const AlltoallOptions& options) {
@@ -83,11 +90,7 @@ std::pair<Tensor, std::vector<std::int64_t>> alltoall(const Tensor& tensor, cons
 }
 
 TensorHandle reducescatter_async(const Tensor& tensor, const ReducescatterOptions& options) {
-  auto out = std::make_shared<Tensor>();
-  ReducescatterOptions with_output = options;
-  with_output.allocate = allocator_into(out, tensor);
-  auto handle = hvd::reducescatter_async(view_of(tensor, label("reducescatter", options.name)), with_output);
-  return TensorHandle(std::move(handle), {tensor}, std::move(out));
+  return with_allocated_output("reducescatter", &hvd::reducescatter_async, tensor, options);
 }
 
 Tensor reducescatter(const Tensor& tensor, const ReducescatterOptions& options) {

@@ -9,15 +9,9 @@ STEPS=80
 
 h0_hvdrun_bg -H h1:2,h2:1 --min-np 2 "$ELASTIC_WORKER" --steps $STEPS --commit-every 5 --step-ms 50
 wait_lines 1 "\[0\]<stdout>:elastic_worker commit step=20 " 60
-victim=""
-for p in $(ip netns pids h2); do
-  [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$ELASTIC_WORKER" ] && victim=$p
-done
+victim=$(exe_pids_on "$ELASTIC_WORKER" h2 | tail -n1)
 [ -n "$victim" ] || fail "no hvd_elastic_worker found on h2"
-survivors=""
-for p in $(ip netns pids h1); do
-  [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$ELASTIC_WORKER" ] && survivors="$survivors $p"
-done
+survivors=$(exe_pids_on "$ELASTIC_WORKER" h1 | xargs)
 [ "$(wc -w <<<"$survivors")" -eq 2 ] || fail "expected 2 hvd_elastic_worker processes on h1, found '$survivors'"
 killed_at=$(date +%s%N)
 kill -KILL "$victim"
@@ -33,7 +27,7 @@ n=$(grep -c "elastic_worker done step=$STEPS rank=[01] size=2 " <<<"$OUT" || tru
 [ "$n" -eq 2 ] || { echo "$OUT" | tail -20; echo "$ERR" | tail -20; fail "expected 2 done lines at size 2, got $n"; }
 starts=$(grep -c "elastic_worker start generation=" <<<"$OUT")
 [ "$starts" -eq 5 ] || { echo "$OUT" | grep start; fail "expected 5 start lines (3 + the 2 survivors again), got $starts"; }
-pass "the 2 workers on h1 (pids$survivors) reset in process and finished at size 2"
+pass "the 2 workers on h1 (pids $survivors) reset in process and finished at size 2"
 
 awk '/elastic_worker commit step=/ { split($0, a, "step="); s = a[2] + 0; if (s < last) bad = 1; last = s }
      /elastic_worker start generation=/ { split($0, a, "step="); if (a[2] + 0 < last) bad = 1 }

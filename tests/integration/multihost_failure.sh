@@ -17,10 +17,7 @@ pass "SIGSEGV on h2 -> hvdrun exits 139, nothing left"
 # SIGKILL of h2's agent while the job runs.
 h0_hvdrun_bg -np 4 -H h1:2,h2:2 --kill-grace 2 "$WORKER" hang
 wait_lines 4 'pid=' 30
-agent=""
-for p in $(ip netns pids h2); do
-  if [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$AGENT" ]; then agent=$p; fi
-done
+agent=$(exe_pids_on "$AGENT" h2 | tail -n1)
 [ -n "$agent" ] || fail "no hvd-agent found on h2"
 kill -KILL "$agent"
 wait_exit "$JOB_PID" 30

@@ -61,6 +61,18 @@ pids_on() {
   return 0
 }
 
+# exe_pids_on EXE HOST...: pids on those hosts whose executable is EXE (one a line).
+exe_pids_on() {
+  local exe=$1 host pid
+  shift
+  for host in "$@"; do
+    for pid in $(ip netns pids "$host" 2>/dev/null); do
+      [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] && echo "$pid"
+    done
+  done
+  return 0
+}
+
 # job_pids HOST...: pids of this build's agents and workers (and the shells that wrap them) on those hosts.
 job_pids() { pids_on -E "$HVD_BIN/(hvd-agent|test_worker|hvd_elastic_worker)|HVD_MH_TAG" -- "$@"; }
 

@@ -29,10 +29,7 @@ pass "scancel $job mid-job: salloc exited $RC in ${ELAPSED}s; no agent or worker
 # hvdrun SIGKILLed: srun's stdin closes, so does every agent's, and nothing of the job survives anywhere.
 h0_salloc_bg "${ALLOC[@]}" -- --kill-grace 2 "$WORKER" hang
 wait_lines 4 'pid=' 60
-hvdrun_pid=""
-for p in $(ip netns pids h0); do
-  [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$HVDRUN" ] && hvdrun_pid=$p
-done
+hvdrun_pid=$(exe_pids_on "$HVDRUN" h0 | tail -n1)
 [ -n "$hvdrun_pid" ] || fail "no hvdrun found on h0"
 kill -KILL "$hvdrun_pid"
 wait_exit "$JOB_PID" 30

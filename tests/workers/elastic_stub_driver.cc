@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -27,6 +26,7 @@
 
 #include "common/crypto.h"
 #include "common/framed_connection.h"
+#include "tests/unit/runtime/store_test_server.h"
 
 namespace {
 
@@ -41,12 +41,11 @@ class StubDriver {
       : command_(std::move(command)),
         host_per_worker_(host_per_worker),
         secret_(hvd::random_bytes(32)),
-        acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}),
+        store_(io_, secret_, [this](const auto& conn, const auto& m) { on_rendezvous(conn, m); }),
         signals_(io_, SIGCHLD, SIGUSR1) {}
 
   void run(int np) {
     say("driver pid " + std::to_string(::getpid()));
-    do_accept();
     do_signal();
     for (int i = 0; i < np; ++i) spawn();
     io_.run();
@@ -90,7 +89,7 @@ class StubDriver {
   void spawn() {
     Worker w;
     w.id = "localhost/" + std::to_string(workers_.size());
-    const std::string addr = "127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
+    const std::string addr = "127.0.0.1:" + std::to_string(store_.port());
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
     pid_t pid = ::fork();
@@ -177,7 +176,7 @@ class StubDriver {
   void announce(const std::string& event) {
     const std::string key = "elastic/event/" + std::to_string(++events_);
     say("event " + std::to_string(events_) + " " + event);
-    set(key, event);
+    store_.set(key, event);
   }
 
   // A generation forms once every live worker waits; ranks follow the order workers joined the job.
@@ -213,93 +212,28 @@ class StubDriver {
     }
   }
 
-  void do_accept() {
-    acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
-      if (ec) return;
-      auto conn =
-          std::make_shared<hvd::FramedConnection>(std::move(socket), secret_, hvd::FramedConnection::Role::kServer);
-      connections_.push_back(conn);
-      std::weak_ptr<hvd::FramedConnection> weak = conn;
-      auto greeted = std::make_shared<bool>(false);
-      conn->start([] {}, [this, weak, greeted](const nlohmann::json& m) { on_message(weak, greeted, m); },
-                  [](const std::string&) {});
-      do_accept();
-    });
-  }
-
-  void on_message(const std::weak_ptr<hvd::FramedConnection>& weak, const std::shared_ptr<bool>& greeted,
-                  const nlohmann::json& m) {
-    auto conn = weak.lock();
-    if (!conn) return;
-    if (!*greeted) {
-      *greeted = m.value("role", "") == "store";
-      if (!*greeted) conn->close("expected a store hello");
-      return;
-    }
-    const std::string op = m.value("op", ""), key = m.value("key", "");
-    if (op == "set") {
-      set(key, m.at("value").get<std::string>());
-      conn->send({{"ok", true}});
-    } else if (op == "add") {
-      std::int64_t v = (values_.count(key) ? std::stoll(values_[key]) : 0) + m.at("delta").get<std::int64_t>();
-      set(key, std::to_string(v));
-      conn->send({{"ok", true}, {"value", v}});
-    } else if (op == "get") {
-      if (values_.count(key)) return conn->send({{"ok", true}, {"value", values_[key]}});
-      auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(m.value("timeout_ms", 0)));
-      waiters_.push_back({weak, key, timer});
-      timer->async_wait([this, timer, weak, key](std::error_code e) {
-        if (e) return;
-        std::erase_if(waiters_, [&](const Waiter& w) { return w.timer == timer; });
-        if (auto c = weak.lock()) c->send({{"ok", false}, {"error", "timed out waiting for key '" + key + "'"}});
-      });
-    } else if (op == "rendezvous") {
-      const std::string id = m.value("worker", "");
-      for (auto& w : workers_) {
-        if (w.id != id || !w.alive) continue;
-        w.waiting = weak;
-        // A member of the current generation asking for the next one: bring the others (hvdrun's rule).
-        if (w.in_generation && !reset_announced_) {
-          reset_announced_ = true;
-          announce("reset");
-        }
-        return try_form();
+  // A worker asks for the next generation: it waits until every live worker does (try_form).
+  void on_rendezvous(const std::shared_ptr<hvd::FramedConnection>& conn, const nlohmann::json& m) {
+    const std::string id = m.value("worker", "");
+    for (auto& w : workers_) {
+      if (w.id != id || !w.alive) continue;
+      w.waiting = conn;
+      // A member of the current generation asking for the next one: bring the others (hvdrun's rule).
+      if (w.in_generation && !reset_announced_) {
+        reset_announced_ = true;
+        announce("reset");
       }
-      conn->send({{"ok", false}, {"error", "no place for worker '" + id + "' in this job"}});
-    } else {
-      conn->send({{"ok", false}, {"error", "unknown op '" + op + "'"}});
+      return try_form();
     }
+    conn->send({{"ok", false}, {"error", "no place for worker '" + id + "' in this job"}});
   }
-
-  void set(const std::string& key, const std::string& value) {
-    values_[key] = value;
-    std::vector<Waiter> ready;
-    std::erase_if(waiters_, [&](const Waiter& w) {
-      if (w.key != key) return false;
-      ready.push_back(w);
-      return true;
-    });
-    for (auto& w : ready) {
-      w.timer->cancel();
-      if (auto c = w.conn.lock()) c->send({{"ok", true}, {"value", value}});
-    }
-  }
-
-  struct Waiter {
-    std::weak_ptr<hvd::FramedConnection> conn;
-    std::string key;
-    std::shared_ptr<asio::steady_timer> timer;
-  };
 
   std::vector<std::string> command_;
   bool host_per_worker_;
   std::string secret_;
   asio::io_context io_;
-  asio::ip::tcp::acceptor acceptor_;
+  hvd::test::StoreService store_;  // set/get/add; rendezvous comes to on_rendezvous
   asio::signal_set signals_;
-  std::vector<std::shared_ptr<hvd::FramedConnection>> connections_;
-  std::map<std::string, std::string> values_;
-  std::vector<Waiter> waiters_;
   std::vector<Worker> workers_;
   std::int64_t generation_ = -1;
   std::int64_t events_ = 0;

@@ -2,13 +2,13 @@
 // for objects whose size differs by rank; restore() returns to the commit; run() calls train() once; and
 // hosts_updated() is false. One line per check, on every rank; exit 0 when all hold, 1 naming the first that fails.
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "hvd/elastic.h"
 #include "hvd/hvd.h"
+#include "tests/unit/runtime/tracked_vector.h"
 
 namespace {
 bool check(bool ok, const std::string& what) {
@@ -26,16 +26,7 @@ int main() {
     std::vector<int> items(static_cast<std::size_t>(rank + 1), rank);  // rank r holds r+1 items
     hvd::elastic::State state;
     state.track("value", value);
-    state.track("items", hvd::elastic::Tracked{[&] {
-                                                 std::vector<std::byte> b(items.size() * sizeof(int));
-                                                 std::memcpy(b.data(), items.data(), b.size());
-                                                 return b;
-                                               },
-                                               [&](std::span<const std::byte> b) {
-                                                 items.resize(b.size() / sizeof(int));
-                                                 std::memcpy(items.data(), b.data(), b.size());
-                                               },
-                                               {}});
+    state.track("items", hvd::test::tracked_vector(items));
     bool all = true;
     int calls = 0;
     hvd::elastic::run(state, [&] { ++calls; });

@@ -5,21 +5,25 @@
 
 #include "hvd/hvd.h"
 
+namespace {
+
+// One init and shutdown: prints "<step> init: rank R of N on B", or "<step> init <failed>: <why>" and returns false.
+bool init_and_shutdown(const char* step, const char* failed) {
+  try {
+    hvd::init();
+    std::printf("%s init: rank %d of %d on %s\n", step, hvd::rank(), hvd::size(), hvd::cpu_backend().c_str());
+    hvd::shutdown();
+    return true;
+  } catch (const std::exception& e) {
+    std::printf("%s init %s: %s\n", step, failed, e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
 int main() {
-  try {
-    hvd::init();
-    std::printf("first init: rank %d of %d on %s\n", hvd::rank(), hvd::size(), hvd::cpu_backend().c_str());
-    hvd::shutdown();
-  } catch (const std::exception& e) {
-    std::printf("first init failed: %s\n", e.what());
-    return 1;
-  }
-  try {
-    hvd::init();
-    std::printf("second init: rank %d of %d on %s\n", hvd::rank(), hvd::size(), hvd::cpu_backend().c_str());
-    hvd::shutdown();
-  } catch (const std::exception& e) {
-    std::printf("second init refused: %s\n", e.what());
-  }
+  if (!init_and_shutdown("first", "failed")) return 1;
+  init_and_shutdown("second", "refused");
   return 0;
 }

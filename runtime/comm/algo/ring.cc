@@ -54,14 +54,13 @@ void ring_allreduce(Links& l, void* data, std::size_t count, DataType dtype, Red
   }
 }
 
-void ring_reducescatter(Links& l, const void* in, void* out, const std::vector<std::size_t>& counts,
-                        DataType dtype, ReduceOp op, Scratch& scratch) {
+void ring_reducescatter(Links& l, const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                        ReduceOp op, Scratch& scratch) {
   const int n = l.size(), r = l.rank();
   const std::size_t es = size_of(dtype);
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);
-  std::vector<std::size_t> disp(counts.size(), 0);
-  for (std::size_t p = 1; p < counts.size(); ++p) disp[p] = disp[p - 1] + counts[p - 1];
+  const auto disp = block_offsets(counts);
   if (n == 1) {
     if (counts[0] && dst != src) std::memmove(dst, src, counts[0] * es);
     return;
@@ -78,18 +77,16 @@ void ring_reducescatter(Links& l, const void* in, void* out, const std::vector<s
     const std::byte* send = s == 0 ? src + disp[send_blk] * es : acc[(s - 1) & 1];
     std::byte* target = s == n - 2 ? dst : acc[s & 1];
     const std::byte* mine = src + disp[recv_blk] * es;
-    pipelined(l, next, send, counts[send_blk] * es, prev, recv, counts[recv_blk] * es, es,
-              [&](std::size_t off, std::size_t len) {
-                reduce(target + off, mine + off, recv + off, len / es, dtype, op);
-              });
+    pipelined(
+        l, next, send, counts[send_blk] * es, prev, recv, counts[recv_blk] * es, es,
+        [&](std::size_t off, std::size_t len) { reduce(target + off, mine + off, recv + off, len / es, dtype, op); });
   }
 }
 
 void ring_allgatherv(Links& l, const void* in, void* out, const std::vector<std::size_t>& bytes) {
   const int n = l.size(), r = l.rank();
   auto* dst = static_cast<std::byte*>(out);
-  std::vector<std::size_t> disp(bytes.size(), 0);
-  for (std::size_t p = 1; p < bytes.size(); ++p) disp[p] = disp[p - 1] + bytes[p - 1];
+  const auto disp = block_offsets(bytes);
   if (bytes[r] && dst + disp[r] != in) std::memmove(dst + disp[r], in, bytes[r]);
   const int next = mod(r + 1, n), prev = mod(r - 1, n);
   for (int s = 0; s < n - 1; ++s) {

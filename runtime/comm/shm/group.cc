@@ -180,16 +180,7 @@ void ShmGroup::abort(const std::string& reason) noexcept {
 }
 
 void ShmGroup::interrupt(const std::string& reason) noexcept {
-  {
-    std::lock_guard lock(interrupt_mutex_);
-    if (interrupt_reason_.empty()) {
-      try {
-        interrupt_reason_ = reason;
-      } catch (...) {
-      }
-    }
-  }
-  interrupted_.store(true, std::memory_order_seq_cst);
+  interrupt_.stop(reason);
   // Wakes this rank's waiter (peers woken by it go back to sleep).
   for (auto* c : controls_) futex_wake_all(&c->seq);
 }
@@ -200,11 +191,7 @@ void ShmGroup::check(const char* op) {
 
 void ShmGroup::throw_failure(const char* op) {
   if (interrupted()) {
-    std::string reason;
-    {
-      std::lock_guard lock(interrupt_mutex_);
-      reason = interrupt_reason_;
-    }
+    const std::string reason = interrupt_.reason();
     const auto& self = peers_[static_cast<std::size_t>(rank_)];
     throw Error(ErrorKind::kMembership, std::string(op) + " on " + describe(self) + " interrupted: " + reason,
                 {.rank = self.rank, .host = self.host});

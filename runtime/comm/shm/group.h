@@ -8,10 +8,8 @@
 // abort()) puts the group in a failed state: the current and every later wait throws hvd::Error with the reason.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "runtime/comm/shm/layout.h"
 #include "runtime/comm/shm/peer_watch.h"
 #include "runtime/comm/shm/segment.h"
+#include "runtime/comm/stop_reason.h"
 #include "runtime/store/store.h"
 
 namespace hvd::detail {
@@ -63,7 +62,7 @@ class ShmGroup {
   void wait_for(int peer, std::uint32_t target, const char* op);
   bool reached(int peer, std::uint32_t target) const;
   [[noreturn]] void throw_failure(const char* op);
-  bool interrupted() const { return interrupted_.load(std::memory_order_acquire); }
+  bool interrupted() const { return interrupt_.stopped(); }
 
   std::vector<PeerInfo> peers_;
   int rank_;
@@ -79,9 +78,7 @@ class ShmGroup {
   std::chrono::nanoseconds pure_spin_;        // spinning without sched_yield (all of it unless oversubscribed)
   std::optional<std::string> failed_;         // set once; every later call rethrows it
   int failed_peer_ = -1;                      // the dead rank, when this rank found it
-  std::atomic<bool> interrupted_{false};
-  std::mutex interrupt_mutex_;
-  std::string interrupt_reason_;  // guarded by interrupt_mutex_; set before interrupted_
+  StopReason interrupt_;
 };
 
 }  // namespace hvd::detail

@@ -22,6 +22,14 @@ void copy(void* dst, const void* src, std::size_t n) {
 }
 
 std::size_t max_of(const std::vector<std::size_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+// Throws unless `sizes` has one entry per rank: "reducescatter: 3 counts for 2 ranks".
+void expect_one_per_rank(const std::vector<std::size_t>& sizes, int ranks, const char* op, const char* what) {
+  if (static_cast<int>(sizes.size()) != ranks) {
+    throw Error(std::string(op) + ": " + std::to_string(sizes.size()) + " " + what + " for " + std::to_string(ranks) +
+                " ranks");
+  }
+}
 }  // namespace
 
 ShmCommunicator::ShmCommunicator(Topology topology, std::unique_ptr<ShmGroup> group, std::size_t small_allreduce_bytes)
@@ -54,7 +62,8 @@ class ShmCommunicator::Pieces {
   void each(std::size_t lo, std::size_t hi, F&& f) const {
     if (lo >= hi) return;
     std::size_t i = static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.begin() + buffers_.size(), lo) -
-                                             starts_.begin()) - 1;
+                                             starts_.begin()) -
+                    1;
     for (std::size_t pos = lo; pos < hi && i < buffers_.size(); ++i) {
       const std::size_t end = std::min(hi, starts_[i] + buffers_[i].count);
       if (end <= pos) continue;
@@ -154,18 +163,14 @@ void ShmCommunicator::allreduce_large(const View& data, std::size_t count, DataT
   }
 }
 
-void ShmCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts,
-                                    DataType dtype, ReduceOp op) {
+void ShmCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                                    ReduceOp op) {
   const int r = topology_.rank;
   const std::size_t es = size_of(dtype);
-  if (static_cast<int>(counts.size()) != topology_.size) {
-    throw Error("reducescatter: " + std::to_string(counts.size()) + " counts for " + std::to_string(topology_.size) +
-                " ranks");
-  }
+  expect_one_per_rank(counts, topology_.size, "reducescatter", "counts");
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);
-  std::vector<std::size_t> disp(counts.size(), 0);
-  for (std::size_t p = 1; p < counts.size(); ++p) disp[p] = disp[p - 1] + counts[p - 1];
+  const auto disp = block_offsets(counts);
   if (!group_) return copy(dst, src, counts[0] * es);
   guarded("reducescatter", [&] {
     auto& g = *group_;
@@ -174,8 +179,10 @@ void ShmCommunicator::reducescatter(const void* in, void* out, const std::vector
     const std::size_t sub = sub_bytes / es;
     const std::size_t rounds = (max_of(counts) + sub - 1) / sub;
     for (std::size_t k = 0; k < rounds; ++k) {
-      auto piece = [&](int p) { return std::min(counts[static_cast<std::size_t>(p)], (k + 1) * sub) -
-                                       std::min(counts[static_cast<std::size_t>(p)], k * sub); };
+      auto piece = [&](int p) {
+        return std::min(counts[static_cast<std::size_t>(p)], (k + 1) * sub) -
+               std::min(counts[static_cast<std::size_t>(p)], k * sub);
+      };
       int b = g.next_round();
       for (int p = 0; p < n; ++p) {
         if (p != r) std::memcpy(g.slot(r, b) + p * sub_bytes, src + (disp[p] + k * sub) * es, piece(p) * es);
@@ -195,14 +202,10 @@ void ShmCommunicator::reducescatter(const void* in, void* out, const std::vector
 
 void ShmCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
   const int r = topology_.rank;
-  if (static_cast<int>(bytes.size()) != topology_.size) {
-    throw Error("allgatherv: " + std::to_string(bytes.size()) + " sizes for " + std::to_string(topology_.size) +
-                " ranks");
-  }
+  expect_one_per_rank(bytes, topology_.size, "allgatherv", "sizes");
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);
-  std::vector<std::size_t> disp(bytes.size(), 0);
-  for (std::size_t p = 1; p < bytes.size(); ++p) disp[p] = disp[p - 1] + bytes[p - 1];
+  const auto disp = block_offsets(bytes);
   copy(dst + disp[r], src, bytes[r]);
   if (!group_) return;
   guarded("allgatherv", [&] {
@@ -223,8 +226,8 @@ void ShmCommunicator::allgatherv(const void* in, void* out, const std::vector<st
 
 void ShmCommunicator::broadcast(void* data, std::size_t bytes, int root) {
   if (root < 0 || root >= topology_.size) {
-    throw Error("broadcast: root " + std::to_string(root) + " is not a rank (size " +
-                std::to_string(topology_.size) + ")");
+    throw Error("broadcast: root " + std::to_string(root) + " is not a rank (size " + std::to_string(topology_.size) +
+                ")");
   }
   if (!group_) return;
   guarded("broadcast", [&] {

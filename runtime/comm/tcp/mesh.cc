@@ -83,7 +83,7 @@ void TcpMesh::accept_one(TcpListener& listener, const std::string& secret, const
 }
 
 void TcpMesh::check() const {
-  if (aborted_.load()) throw_aborted();
+  if (abort_.stopped()) throw_aborted();
   if (failed_) throw Error(ErrorKind::kPeerLost, *failed_, {.peer = failed_peer_});
 }
 
@@ -100,29 +100,17 @@ void TcpMesh::fail(const std::string& reason) noexcept {
 }
 
 void TcpMesh::abort(const std::string& reason) noexcept {
-  {
-    std::lock_guard lock(abort_mutex_);
-    if (abort_reason_.empty()) {
-      try {
-        abort_reason_ = reason;
-      } catch (...) {
-      }
-    }
-  }
-  aborted_.store(true);
+  abort_.stop(reason);
   // Only shutdown(): the descriptors stay open until the mesh goes, so a concurrent sendrecv never sees a reused one.
   for (auto& fd : links_) {
     if (fd.valid()) ::shutdown(fd.get(), SHUT_RDWR);
   }
 }
 
-void TcpMesh::throw_aborted() const {
-  std::lock_guard lock(abort_mutex_);
-  throw Error(ErrorKind::kMembership, abort_reason_);
-}
+void TcpMesh::throw_aborted() const { throw Error(ErrorKind::kMembership, abort_.reason()); }
 
 void TcpMesh::link_error(int peer, const char* what, const std::string& detail) {
-  if (aborted_.load()) throw_aborted();  // the links broke because we shut them down
+  if (abort_.stopped()) throw_aborted();  // the links broke because we shut them down
   std::string reason = std::string(what) + " " + describe(peers_[static_cast<std::size_t>(peer)], true) + ": " + detail;
   if (!failed_) failed_peer_ = peer;
   fail(reason);

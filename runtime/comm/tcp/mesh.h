@@ -5,9 +5,7 @@
 // down, so the peers' pending calls fail too instead of waiting.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +13,7 @@
 #include "common/unique_fd.h"
 #include "runtime/comm/algo/links.h"
 #include "runtime/comm/peer_info.h"
+#include "runtime/comm/stop_reason.h"
 #include "runtime/comm/tcp/listener.h"
 
 namespace hvd::detail {
@@ -49,9 +48,7 @@ class TcpMesh : public Links {
   std::vector<UniqueFd> links_;  // links_[r]: socket to rank r (invalid for ourselves)
   std::optional<std::string> failed_;
   int failed_peer_ = -1;  // the peer whose link failed first, when known
-  std::atomic<bool> aborted_{false};
-  mutable std::mutex abort_mutex_;
-  std::string abort_reason_;  // guarded by abort_mutex_; set before aborted_
+  StopReason abort_;
 };
 
 }  // namespace hvd::detail

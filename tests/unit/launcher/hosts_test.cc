@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <utility>
+
 #include "common/error.h"
 #include "tests/unit/error_of.h"
 #include "tests/unit/temp_file.h"
@@ -99,25 +102,21 @@ TEST_CASE("hostfile: bad lines name FILE:LINE") {
         bad_slots.path() +
             ":2 'h2 slots=x': slots 'x' is not a whole number; write NAME, NAME:SLOTS or "
             "USER@NAME:SLOTS, e.g. h1:4");
-  TempHostfile empty_slots("h1 slots=\n");
-  CHECK(error_of([&] { parse_hostfile(empty_slots.path()); }).find(":1 'h1 slots=': slots ''") != std::string::npos);
-  TempHostfile zero_slots("\nh1 slots=0\n");
-  CHECK(error_of([&] { parse_hostfile(zero_slots.path()); }).find(":2 'h1 slots=0': slots must be at least 1") !=
-        std::string::npos);
-  TempHostfile negative("h1 slots=-2\n");
-  CHECK(error_of([&] { parse_hostfile(negative.path()); }).find("at least 1") != std::string::npos);
-  TempHostfile unknown("h1 slots=2 max_slots=4\n");
-  CHECK(error_of([&] { parse_hostfile(unknown.path()); })
-            .find(":1 'h1 slots=2 max_slots=4': unexpected "
-                  "'max_slots=4'") != std::string::npos);
-  TempHostfile twice("h1:2 slots=2\n");
-  CHECK(error_of([&] { parse_hostfile(twice.path()); }).find("slots given twice") != std::string::npos);
-  TempHostfile bad_token("h1:x\n");
-  CHECK(error_of([&] { parse_hostfile(bad_token.path()); }).find(":1 'h1:x'") != std::string::npos);
-  TempHostfile duplicate("h1 slots=2\n# x\nh1 slots=2\n");
-  CHECK(error_of([&] { parse_hostfile(duplicate.path()); })
-            .find(":3 'h1 slots=2': host 'h1' is listed twice "
-                  "(first on line 1)") != std::string::npos);
+  // Each file's error names the line and says what is wrong with it.
+  const std::pair<const char*, const char*> cases[] = {
+      {"h1 slots=\n", ":1 'h1 slots=': slots ''"},
+      {"\nh1 slots=0\n", ":2 'h1 slots=0': slots must be at least 1"},
+      {"h1 slots=-2\n", "at least 1"},
+      {"h1 slots=2 max_slots=4\n", ":1 'h1 slots=2 max_slots=4': unexpected 'max_slots=4'"},
+      {"h1:2 slots=2\n", "slots given twice"},
+      {"h1:x\n", ":1 'h1:x'"},
+      {"h1 slots=2\n# x\nh1 slots=2\n", ":3 'h1 slots=2': host 'h1' is listed twice (first on line 1)"},
+  };
+  for (const auto& [text, expected] : cases) {
+    TempHostfile file(text);
+    const std::string error = error_of([&] { parse_hostfile(file.path()); });
+    CHECK_MESSAGE(error.find(expected) != std::string::npos, "hostfile '", text, "': ", error);
+  }
 }
 
 TEST_CASE("hostfile: unreadable, a directory, or empty") {

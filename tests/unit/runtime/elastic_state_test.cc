@@ -7,6 +7,7 @@
 
 #include "hvd/elastic.h"
 #include "hvd/hvd.h"
+#include "tests/unit/runtime/tracked_vector.h"
 
 using hvd::elastic::State;
 using hvd::elastic::Tracked;
@@ -62,16 +63,7 @@ TEST_CASE("state: objects with their own save, load and sync") {
   std::vector<int> values{1, 2, 3};
   int syncs = 0;
   State state;
-  state.track("values", Tracked{[&] {
-                                  std::vector<std::byte> b(values.size() * sizeof(int));
-                                  std::memcpy(b.data(), values.data(), b.size());
-                                  return b;
-                                },
-                                [&](std::span<const std::byte> b) {
-                                  values.resize(b.size() / sizeof(int));
-                                  std::memcpy(values.data(), b.data(), b.size());
-                                },
-                                [&] { ++syncs; }});
+  state.track("values", hvd::test::tracked_vector(values, [&] { ++syncs; }));
   state.commit();
   values.push_back(4);
   state.restore();

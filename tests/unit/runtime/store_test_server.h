@@ -1,9 +1,12 @@
 // A minimal rendezvous-store server for tests (the store half of hvdrun's coordination server, per
-// common/protocol.h): FramedConnection as server, one io_context thread, set/get (waiting, with timeout)/add, and
-// the elastic rendezvous op answered with whatever the test set (answer_rendezvous), the request kept for checks.
+// common/protocol.h): FramedConnection as server, set/get (waiting, with timeout)/add. StoreService runs on the
+// caller's io_context and hands the elastic rendezvous op to the caller (tests/workers/elastic_stub_driver.cc
+// plays the launcher with it); StoreTestServer runs one on its own io thread and answers rendezvous with whatever
+// the test set (answer_rendezvous), the request kept for checks.
 #pragma once
 
 #include <asio.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,30 +18,41 @@
 
 namespace hvd::test {
 
-class StoreTestServer {
+// All of its state is touched on the io_context's thread only.
+class StoreService {
  public:
-  explicit StoreTestServer(std::string secret)
-      : secret_(std::move(secret)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+  using RendezvousHandler =
+      std::function<void(const std::shared_ptr<FramedConnection>& conn, const nlohmann::json& request)>;
+
+  StoreService(asio::io_context& io, std::string secret, RendezvousHandler on_rendezvous)
+      : io_(io),
+        secret_(std::move(secret)),
+        acceptor_(io, {asio::ip::make_address("127.0.0.1"), 0}),
+        on_rendezvous_(std::move(on_rendezvous)) {
     do_accept();
-    thread_ = std::jthread([this] { io_.run(); });
-  }
-  ~StoreTestServer() {
-    asio::post(io_, [this] {
-      acceptor_.close();
-      for (auto& c : connections_) c->close("server stopping");
-      for (auto& w : waiters_) w.timer->cancel();
-    });
-    io_.stop();
   }
   int port() const { return acceptor_.local_endpoint().port(); }
-  // The reply to every later rendezvous request, and the last such request seen.
-  void answer_rendezvous(nlohmann::json reply) {
-    std::lock_guard lock(rendezvous_mutex_);
-    rendezvous_reply_ = std::move(reply);
+
+  // Stores value under key and answers every get waiting for that key.
+  void set(const std::string& key, const std::string& value) {
+    values_[key] = value;
+    std::vector<Waiter> ready;
+    std::erase_if(waiters_, [&](const Waiter& w) {
+      if (w.key != key) return false;
+      ready.push_back(w);
+      return true;
+    });
+    for (auto& w : ready) {
+      w.timer->cancel();
+      if (auto c = w.conn.lock()) c->send({{"ok", true}, {"value", value}});
+    }
   }
-  nlohmann::json last_rendezvous() {
-    std::lock_guard lock(rendezvous_mutex_);
-    return rendezvous_request_;
+
+  // Stops accepting and closes every connection and wait.
+  void close() {
+    acceptor_.close();
+    for (auto& c : connections_) c->close("server stopping");
+    for (auto& w : waiters_) w.timer->cancel();
   }
 
  private:
@@ -61,7 +75,8 @@ class StoreTestServer {
     });
   }
 
-  void on_message(std::weak_ptr<FramedConnection> weak, std::shared_ptr<bool> greeted, const nlohmann::json& m) {
+  void on_message(const std::weak_ptr<FramedConnection>& weak, const std::shared_ptr<bool>& greeted,
+                  const nlohmann::json& m) {
     auto conn = weak.lock();
     if (!conn) return;
     if (!*greeted) {
@@ -71,19 +86,14 @@ class StoreTestServer {
     }
     const std::string op = m.value("op", ""), key = m.value("key", "");
     if (op == "set") {
-      values_[key] = m.at("value").get<std::string>();
       conn->send({{"ok", true}});
-      wake(key);
+      set(key, m.at("value").get<std::string>());
     } else if (op == "add") {
       std::int64_t v = (values_.count(key) ? std::stoll(values_[key]) : 0) + m.at("delta").get<std::int64_t>();
-      values_[key] = std::to_string(v);
       conn->send({{"ok", true}, {"value", v}});
-      wake(key);
+      set(key, std::to_string(v));
     } else if (op == "get") {
-      if (values_.count(key)) {
-        conn->send({{"ok", true}, {"value", values_[key]}});
-        return;
-      }
+      if (values_.count(key)) return conn->send({{"ok", true}, {"value", values_[key]}});
       auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(m.value("timeout_ms", 0)));
       waiters_.push_back({weak, key, timer});
       timer->async_wait([this, timer, weak, key](std::error_code ec) {
@@ -92,33 +102,51 @@ class StoreTestServer {
         if (auto c = weak.lock()) c->send({{"ok", false}, {"error", "timed out waiting for key '" + key + "'"}});
       });
     } else if (op == "rendezvous") {
-      std::lock_guard lock(rendezvous_mutex_);
-      rendezvous_request_ = m;
-      conn->send(rendezvous_reply_);
+      on_rendezvous_(conn, m);
     } else {
       conn->send({{"ok", false}, {"error", "unknown op '" + op + "'"}});
     }
   }
 
-  void wake(const std::string& key) {
-    std::vector<Waiter> ready;
-    std::erase_if(waiters_, [&](const Waiter& w) {
-      if (w.key != key) return false;
-      ready.push_back(w);
-      return true;
-    });
-    for (auto& w : ready) {
-      w.timer->cancel();
-      if (auto c = w.conn.lock()) c->send({{"ok", true}, {"value", values_[key]}});
-    }
+  asio::io_context& io_;
+  std::string secret_;
+  asio::ip::tcp::acceptor acceptor_;
+  RendezvousHandler on_rendezvous_;
+  std::vector<std::shared_ptr<FramedConnection>> connections_;
+  std::map<std::string, std::string> values_;
+  std::vector<Waiter> waiters_;
+};
+
+class StoreTestServer {
+ public:
+  explicit StoreTestServer(std::string secret)
+      : service_(io_, std::move(secret), [this](const auto& conn, const auto& m) { on_rendezvous(conn, m); }) {
+    thread_ = std::jthread([this] { io_.run(); });
+  }
+  ~StoreTestServer() {
+    asio::post(io_, [this] { service_.close(); });
+    io_.stop();
+  }
+  int port() const { return service_.port(); }
+  // The reply to every later rendezvous request, and the last such request seen.
+  void answer_rendezvous(nlohmann::json reply) {
+    std::lock_guard lock(rendezvous_mutex_);
+    rendezvous_reply_ = std::move(reply);
+  }
+  nlohmann::json last_rendezvous() {
+    std::lock_guard lock(rendezvous_mutex_);
+    return rendezvous_request_;
   }
 
-  std::string secret_;
+ private:
+  void on_rendezvous(const std::shared_ptr<FramedConnection>& conn, const nlohmann::json& m) {
+    std::lock_guard lock(rendezvous_mutex_);
+    rendezvous_request_ = m;
+    conn->send(rendezvous_reply_);
+  }
+
   asio::io_context io_;
-  asio::ip::tcp::acceptor acceptor_;
-  std::vector<std::shared_ptr<FramedConnection>> connections_;  // io thread only
-  std::map<std::string, std::string> values_;                   // io thread only
-  std::vector<Waiter> waiters_;                                 // io thread only
+  StoreService service_;  // io thread only
   std::mutex rendezvous_mutex_;
   nlohmann::json rendezvous_reply_ = {{"ok", false}, {"error", "no rendezvous answer set"}};  // guarded
   nlohmann::json rendezvous_request_;                                                         // guarded

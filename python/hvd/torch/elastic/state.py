@@ -99,46 +99,34 @@ def _snapshot(value, previous):
     return copy.deepcopy(value)
 
 
-class _ModelHandler:
-    def __init__(self, model):
-        self.value = model
+class _StateDictHandler:
+    """Keeps a snapshot of value.state_dict(): save() takes it, restore() loads it back; load_state_dict copies into
+    the value in place, so the snapshot survives for the next restore. Subclasses say how to sync()."""
+
+    def __init__(self, value):
+        self.value = value
         self.save()
 
     def save(self):
         self._saved = _snapshot(self.value.state_dict(), getattr(self, "_saved", None))
 
     def restore(self):
-        self.value.load_state_dict(self._saved)  # copies into the parameters in place
+        self.value.load_state_dict(self._saved)
 
+
+class _ModelHandler(_StateDictHandler):
     def sync(self):
         broadcast_parameters(self.value.state_dict(), root_rank=0, prefix="elastic.model.")
 
 
-class _OptimizerHandler:
-    def __init__(self, optimizer):
-        self.value = optimizer
-        self.save()
-
-    def save(self):
-        self._saved = _snapshot(self.value.state_dict(), getattr(self, "_saved", None))
-
-    def restore(self):
-        self.value.load_state_dict(self._saved)  # load_state_dict copies, so the snapshot survives for the next
-
+class _OptimizerHandler(_StateDictHandler):
     def sync(self):
         broadcast_optimizer_state(self.value, root_rank=0)
 
 
-class _SamplerHandler:
-    def __init__(self, sampler):
-        self.value = sampler
-        self.save()
-
+class _SamplerHandler(_StateDictHandler):
     def save(self):
         self._saved = copy.deepcopy(self.value.state_dict())
-
-    def restore(self):
-        self.value.load_state_dict(self._saved)
 
     def sync(self):
         # Every rank takes rank 0's progress through the epoch, then re-shards what is left for the new size.
