@@ -50,6 +50,18 @@ bool gone_within(pid_t pid, std::chrono::milliseconds bound) {
   return true;
 }
 
+// A program that does not exist: 127, and the message names it and the host.
+void expect_missing_program_fails(SpawnOptions o) {
+  o.command = {"/nonexistent/program"};
+  try {
+    Process::spawn(o);
+    FAIL("spawn succeeded");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 127);
+    CHECK(std::string(e.what()) == "cannot execute '/nonexistent/program' on testhost: No such file or directory");
+  }
+}
+
 }  // namespace
 
 TEST_CASE("Process runs a shell with the overlaid environment, cwd and pipes") {
@@ -78,14 +90,7 @@ TEST_CASE("Process reports death by signal") {
 TEST_CASE("Process::spawn fails with 127 for a missing program and 126 for one not executable") {
   SpawnOptions o;
   o.host = "testhost";
-  o.command = {"/nonexistent/program"};
-  try {
-    Process::spawn(o);
-    FAIL("spawn succeeded");
-  } catch (const SpawnError& e) {
-    CHECK(e.exit_code() == 127);
-    CHECK(std::string(e.what()) == "cannot execute '/nonexistent/program' on testhost: No such file or directory");
-  }
+  expect_missing_program_fails(o);
   std::string path = "/tmp/hvd_process_test_noexec_" + std::to_string(::getpid());
   std::ofstream(path) << "#!/bin/sh\n";
   ::chmod(path.c_str(), 0644);
@@ -189,12 +194,5 @@ TEST_CASE("Process::spawn starts a worker inside the agent's cgroup and reports 
   std::string own_text((std::istreambuf_iterator<char>(own)), std::istreambuf_iterator<char>());
   CHECK(own_text.find("hvd-testhost") == std::string::npos);
 
-  o.command = {"/nonexistent/program"};
-  try {
-    Process::spawn(o);
-    FAIL("spawn succeeded");
-  } catch (const SpawnError& e) {
-    CHECK(e.exit_code() == 127);
-    CHECK(std::string(e.what()) == "cannot execute '/nonexistent/program' on testhost: No such file or directory");
-  }
+  expect_missing_program_fails(o);
 }
