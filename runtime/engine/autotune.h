@@ -4,7 +4,8 @@
 // kFusionCandidates with the best cycle time (the point already scored is not measured again); a setting's score
 // is the median of HOROVOD_AUTOTUNE_SAMPLES_PER_POINT samples of bytes/s (bytes the executed ops carried over the
 // wall time of the sample, so compute between steps counts, as it does for the job), or its first sample alone
-// when that is under kAbandonBelow x the best score so far. The best scored setting wins, after at most
+// when that is under kAbandonBelow x the best score so far. The best scored setting wins (a longer cycle time than the
+// best so far only by kLongerCycleMargin), after at most
 // 3 + 3 x 7 samples. Cycle times go first because they decide small steps, and a fusion sweep at a slow cycle
 // would spend 15 samples there.
 // The warm-up runs the first candidate (cycle time 0), not the configured setting, which may be the slowest.
@@ -53,6 +54,9 @@ class Autotuner {
   static const std::vector<std::size_t> kFusionCandidates;
   static const std::vector<std::chrono::microseconds> kCycleCandidates;
   static constexpr double kAbandonBelow = 0.5;
+  static constexpr double kLongerCycleMargin = 0.1;
+  // Whether a scored point replaces the best so far.
+  static bool wins(const TunedParams& candidate, double score, const TunedParams& best, double best_score);
   // Cycle times past kSamplePacing / HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE get fewer cycles per sample (at least
   // kMinCyclesPerSample): every rank knows the setting, so every rank still ends the sample at the same cycle.
   static constexpr std::chrono::milliseconds kSamplePacing{20};

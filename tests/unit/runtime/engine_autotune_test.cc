@@ -71,6 +71,16 @@ TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sampl
   CHECK(sampled.size() < 2 + 3 * (Autotuner::kFusionCandidates.size() + Autotuner::kCycleCandidates.size()));
 }
 
+TEST_CASE("autotune: a longer cycle time must win by a margin, a shorter one or another threshold need not") {
+  using std::chrono::microseconds;
+  const TunedParams best{128u << 20, microseconds(0)};
+  CHECK_FALSE(Autotuner::wins({128u << 20, microseconds(5000)}, 1.05, best, 1.0));  // 5% ahead: noise
+  CHECK(Autotuner::wins({128u << 20, microseconds(5000)}, 1.2, best, 1.0));         // 20% ahead: a win
+  CHECK(Autotuner::wins({8u << 20, microseconds(0)}, 1.01, best, 1.0));             // same cycle: any gain
+  CHECK(Autotuner::wins({128u << 20, microseconds(0)}, 1.01, {128u << 20, microseconds(1000)}, 1.0));
+  CHECK_FALSE(Autotuner::wins({8u << 20, microseconds(0)}, 0.99, best, 1.0));
+}
+
 TEST_CASE("autotune: a slow cycle time gets fewer cycles per sample, the same on every rank") {
   Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"}, {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "0"}}));
   REQUIRE(config.autotune_steps_per_sample == 20);
