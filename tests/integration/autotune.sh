@@ -31,14 +31,22 @@ thresholds = {int(r["fusion_threshold"]) for r in rows if r["phase"] == "fusion"
 assert len(thresholds) == 4, f"thresholds tried (one was scored in the cycle phase): {thresholds}"
 assert all(len(v) in (1, 3) for v in points.values()), f"samples per point: {points}"
 assert all(float(r["bytes"]) > 0 and float(r["seconds"]) > 0 for r in rows[:-1]), "a sample without bytes or time"
-best = max(points, key=lambda p: statistics.median(points[p]))[1:]
+# The rule, replayed in scoring order: a point replaces the best so far by a better median, and a longer cycle time
+# than the best's only by more than 10%.
+best, best_score = None, None
+for key, samples in points.items():
+    score = statistics.median(samples)
+    margin = 1.1 if best is not None and key[2] > best[2] else 1.0
+    if best is None or score > best_score * margin:
+        best, best_score = key, score
+best = best[1:]
 final = (int(rows[-1]["fusion_threshold"]), float(rows[-1]["cycle_time_ms"]))
-assert final == best, f"chose {final}, but the best median is {best}: {points}"
+assert final == best, f"chose {final}, but the best median (a longer cycle by 10%) is {best}: {points}"
 m = re.search(r"fusion threshold (\d+) bytes, cycle time ([0-9.]+) ms", sys.argv[2])
 assert (int(m.group(1)), float(m.group(2))) == final, f"ranks use {m.groups()}, the log chose {final}"
 print(f"chose fusion {final[0]} B, cycle {final[1]} ms among {len(points)} settings")
 PYEOF
-pass "autotune: $(wc -l <at.csv) CSV lines, both ranks adopt the best-median setting"
+pass "autotune: $(wc -l <at.csv) CSV lines, both ranks adopt the best-median setting (longer cycles by 10%)"
 
 run_hvdrun 120 -np 2 -x HOROVOD_AUTOTUNE=1 "${fast[@]}" "$TL" 300
 expect_rc 0 "HOROVOD_AUTOTUNE=1"
