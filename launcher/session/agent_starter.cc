@@ -73,13 +73,13 @@ std::unique_ptr<AgentProcess> start_agent(asio::io_context& io, AgentStart start
   }
   start.coordinator_host = chosen;
   if (!options.agent_path.empty()) start.agent_path = options.agent_path;
-  SshOptions ssh;
-  ssh.port = options.ssh_port;
-  ssh.identity_file = options.ssh_identity_file;
-  ssh.config_file = options.ssh_config;
-  ssh.accept_new = options.ssh_accept_new;
-  ssh.connect_timeout_s = options.start_timeout_s;
-  const HostSpec& host = host_spec(plan, start.host);
+  const SshOptions ssh{.port = options.ssh_port,
+                       .identity_file = options.ssh_identity_file,
+                       .config_file = options.ssh_config,
+                       .accept_new = options.ssh_accept_new,
+                       .user = {},
+                       .connect_timeout_s = options.start_timeout_s};
+  const HostSpec& host = host_spec(plan, start.host);  // before `start` is moved into the call
   return start_ssh_agent_from_module(io, std::move(start), host, ssh);
 }
 
