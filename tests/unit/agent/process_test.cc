@@ -1,8 +1,13 @@
 #include "agent/process.h"
 
 #include <doctest/doctest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,4 +200,43 @@ TEST_CASE("Process::spawn starts a worker inside the agent's cgroup and reports 
   CHECK(own_text.find("hvd-testhost") == std::string::npos);
 
   expect_missing_program_fails(o);
+}
+
+TEST_CASE("Process::spawn falls back to the child entering the cgroup itself where clone3 is refused") {
+  std::string why_not;
+  auto cgroup = hvd::agent::WorkerCgroup::create("testhost", why_not);
+  if (!cgroup) {
+    MESSAGE("skipped: no writable cgroup v2 here (" << why_not << ")");
+    return;
+  }
+  // In a child process, clone3 answers ENOSYS as under seccomp profiles that refuse it (Docker's default) or on
+  // kernels before 5.3; the worker must still start inside the cgroup.
+  pid_t tester = ::fork();
+  REQUIRE(tester >= 0);
+  if (tester == 0) {
+    sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+      ::_exit(3);
+    try {
+      auto o = sh("grep '^0::' /proc/self/cgroup");
+      o.cgroup_dir = cgroup->dir_fd();
+      o.cgroup_procs = cgroup->procs_file();
+      auto p = Process::spawn(o);
+      auto out = read_all(p.take_stdout());
+      bool inside = p.wait() == 0 && out.find("/hvd-testhost-") != std::string::npos;
+      ::_exit(inside ? 0 : 1);
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  int status = 0;
+  REQUIRE(::waitpid(tester, &status, 0) == tester);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // 1: the worker ran outside the cgroup, 2: spawn threw, 3: no seccomp
 }
