@@ -67,6 +67,14 @@ void expect_missing_program_fails(SpawnOptions o) {
   }
 }
 
+// The workers' cgroup for a test, or nullptr (with a message: the test is skipped) where cgroup v2 is not writable.
+std::unique_ptr<hvd::agent::WorkerCgroup> test_cgroup() {
+  std::string why_not;
+  auto cgroup = hvd::agent::WorkerCgroup::create("testhost", why_not);
+  if (!cgroup) MESSAGE("skipped: no writable cgroup v2 here (" << why_not << ")");
+  return cgroup;
+}
+
 }  // namespace
 
 TEST_CASE("Process runs a shell with the overlaid environment, cwd and pipes") {
@@ -181,12 +189,8 @@ TEST_CASE("Process is move-only and a moved-from one owns nothing") {
 }
 
 TEST_CASE("Process::spawn starts a worker inside the agent's cgroup and reports failures from there too") {
-  std::string why_not;
-  auto cgroup = hvd::agent::WorkerCgroup::create("testhost", why_not);
-  if (!cgroup) {
-    MESSAGE("skipped: no writable cgroup v2 here (" << why_not << ")");
-    return;
-  }
+  auto cgroup = test_cgroup();
+  if (!cgroup) return;
   auto o = sh("grep '^0::' /proc/self/cgroup");
   o.cgroup_dir = cgroup->dir_fd();
   o.cgroup_procs = cgroup->procs_file();
@@ -203,12 +207,8 @@ TEST_CASE("Process::spawn starts a worker inside the agent's cgroup and reports 
 }
 
 TEST_CASE("Process::spawn falls back to the child entering the cgroup itself where clone3 is refused") {
-  std::string why_not;
-  auto cgroup = hvd::agent::WorkerCgroup::create("testhost", why_not);
-  if (!cgroup) {
-    MESSAGE("skipped: no writable cgroup v2 here (" << why_not << ")");
-    return;
-  }
+  auto cgroup = test_cgroup();
+  if (!cgroup) return;
   // In a child process, clone3 answers ENOSYS as under seccomp profiles that refuse it (Docker's default) or on
   // kernels before 5.3; the worker must still start inside the cgroup.
   pid_t tester = ::fork();
