@@ -16,6 +16,8 @@
 #include <memory>
 #include <tuple>
 
+#include "agent/worker_cgroup.h"
+
 extern char** environ;
 
 namespace hvd::agent {
@@ -150,23 +152,23 @@ pid_t clone_into_cgroup(int cgroup_dir, ChildArgs& child, std::byte* stack, std:
   clone_args args{};
   args.exit_signal = SIGCHLD;
   args.cgroup = static_cast<std::uint64_t>(cgroup_dir);
-  if constexpr (kCgroupChildSharesMemory) {
 #if defined(__x86_64__)
-    args.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
-    args.stack = reinterpret_cast<std::uint64_t>(stack);
-    args.stack_size = stack_size;
-    long result = hvd_clone3_on_stack(&args, sizeof args, run_child, &child);
-    if (result < 0) {
-      errno = static_cast<int>(-result);
-      return -1;
-    }
-    return static_cast<pid_t>(result);
-#endif
+  args.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
+  args.stack = reinterpret_cast<std::uint64_t>(stack);
+  args.stack_size = stack_size;
+  const long result = hvd_clone3_on_stack(&args, sizeof args, run_child, &child);
+  if (result < 0) {
+    errno = static_cast<int>(-result);
+    return -1;
   }
+  return static_cast<pid_t>(result);
+#else
+  (void)stack, (void)stack_size;
   args.flags = CLONE_VFORK | CLONE_INTO_CGROUP;
-  long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  const long pid = ::syscall(SYS_clone3, &args, sizeof args);
   if (pid == 0) run_child(&child);  // never returns
   return static_cast<pid_t>(pid);
+#endif
 }
 
 // execvp's search, done before the clone: the program itself when it names a path, else each directory of the
@@ -226,8 +228,9 @@ Process Process::spawn(const SpawnOptions& options) {
   const std::string where = " on " + options.host;
   if (options.command.empty()) throw SpawnError("empty worker command" + where, 127);
   const std::string& program = options.command[0];
-  auto [out_r, out_w] = make_pipe("cannot spawn '" + program + "'" + where);
-  auto [err_r, err_w] = make_pipe("cannot spawn '" + program + "'" + where);
+  const std::string cannot_spawn = "cannot spawn '" + program + "'" + where;
+  auto [out_r, out_w] = make_pipe(cannot_spawn);
+  auto [err_r, err_w] = make_pipe(cannot_spawn);
   UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!null_fd.valid()) throw SpawnError("cannot open /dev/null" + where + ": " + std::strerror(errno), 126);
 
@@ -242,10 +245,18 @@ Process Process::spawn(const SpawnOptions& options) {
   std::vector<char*> sh_argv{shell.data(), nullptr};
   sh_argv.insert(sh_argv.end(), argv.begin() + 1, argv.end());  // argv's tail ends with its nullptr
   ChildFailure failure;
-  ChildArgs child{
-      ::getpid(),      out_w.get(), err_w.get(), null_fd.get(),  options.cwd.empty() ? nullptr : options.cwd.c_str(),
-      &candidate_ptrs, argv.data(), envp.data(), sh_argv.data(), nullptr,
-      &failure,        -1};
+  ChildArgs child{.parent = ::getpid(),
+                  .out_fd = out_w.get(),
+                  .err_fd = err_w.get(),
+                  .null_fd = null_fd.get(),
+                  .cwd = options.cwd.empty() ? nullptr : options.cwd.c_str(),
+                  .candidates = &candidate_ptrs,
+                  .argv = argv.data(),
+                  .envp = envp.data(),
+                  .sh_argv = sh_argv.data(),
+                  .cgroup_procs = nullptr,
+                  .failure = &failure,
+                  .failure_fd = -1};
   constexpr std::size_t kStackBytes = 64 * 1024;
   auto stack = std::make_unique_for_overwrite<std::byte[]>(kStackBytes);
 
@@ -257,7 +268,7 @@ Process Process::spawn(const SpawnOptions& options) {
   if (options.cgroup_dir >= 0) {
     UniqueFd failure_r, failure_w;
     if (!kCgroupChildSharesMemory) {
-      std::tie(failure_r, failure_w) = make_pipe("cannot spawn '" + program + "'" + where);
+      std::tie(failure_r, failure_w) = make_pipe(cannot_spawn);
       child.failure_fd = failure_w.get();
     }
     pid = clone_into_cgroup(options.cgroup_dir, child, stack.get(), kStackBytes);
@@ -286,7 +297,8 @@ Process Process::spawn(const SpawnOptions& options) {
     int code = failure.error == ENOENT ? 127 : 126;
     if (failure.stage == 2) {
       throw SpawnError("cannot start '" + program + "'" + where + " in the workers' cgroup " + options.cgroup_procs +
-                           ": " + std::strerror(failure.error),
+                           ": " + std::strerror(failure.error) + "; set " + WorkerCgroup::kRootEnv +
+                           " to a cgroup v2 directory the agent may write",
                        126);
     }
     if (failure.stage == 0) {

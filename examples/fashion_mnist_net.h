@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "examples/fashion_mnist_data.h"
 #include "hvd/torch.h"
@@ -43,6 +45,18 @@ inline std::uint64_t parameter_checksum(Net& model) {
     for (std::size_t i = 0; i < c.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
   }
   return h;
+}
+
+// How every example ends: with --checksum, "PARAM_CHECKSUM <fields> <sum>" (the line the tests compare across ranks
+// and runs; `fields` names the rank and the step count), then output flushed and hvd shut down. Returns the exit code.
+inline int finish_run(Net& model, bool checksum, const std::string& fields) {
+  if (checksum) {
+    std::printf("PARAM_CHECKSUM %s %016llx\n", fields.c_str(),
+                static_cast<unsigned long long>(parameter_checksum(model)));
+  }
+  std::fflush(stdout);
+  hvd::shutdown();
+  return 0;
 }
 
 struct TestResult {

@@ -117,12 +117,8 @@ int run(const Options& o) {
         1000.0 * timing.wait_s / static_cast<double>(std::max(1L, timing.steps)),
         timing.wait_s / std::max(1e-12, timing.step_s));
   }
-  if (o.checksum)
-    std::printf("PARAM_CHECKSUM rank=%d steps=%ld %016llx\n", hvd::rank(), step,
-                static_cast<unsigned long long>(fashion_mnist::parameter_checksum(model)));
-  std::fflush(stdout);
-  hvd::shutdown();
-  return 0;
+  return fashion_mnist::finish_run(model, o.checksum,
+                                   "rank=" + std::to_string(hvd::rank()) + " steps=" + std::to_string(step));
 }
 
 }  // namespace

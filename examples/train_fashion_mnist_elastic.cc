@@ -110,14 +110,9 @@ int run(const Options& o) {
       state.commit();
     }
   });
-  if (o.checksum) {
-    std::printf("PARAM_CHECKSUM rank=%d size=%d steps=%lld %016llx\n", hvd::rank(), hvd::size(),
-                static_cast<long long>(steps),
-                static_cast<unsigned long long>(fashion_mnist::parameter_checksum(model)));
-  }
-  std::fflush(stdout);
-  hvd::shutdown();
-  return 0;
+  return fashion_mnist::finish_run(model, o.checksum,
+                                   "rank=" + std::to_string(hvd::rank()) + " size=" + std::to_string(hvd::size()) +
+                                       " steps=" + std::to_string(steps));
 }
 
 }  // namespace
