@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include "common/error.h"
 
@@ -14,11 +16,11 @@ StartSshAgentFn load_entry() {
   std::error_code ec;
   const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
   std::string tried;
-  std::string previous;
-  for (const char* relative : {HVD_SSH_MODULE_RELATIVE_DIR, "../lib/hvd"}) {
-    const std::string path = (bin / relative / "hvd-ssh.so").lexically_normal().string();
-    if (path == previous) continue;  // installed under lib/ itself: one place, tried once
-    previous = path;
+  // Relative to hvdrun's directory, as CMake placed it: installed, then the build tree (usually the same layout).
+  const std::string_view dirs[] = {HVD_SSH_MODULE_INSTALL_DIR, HVD_SSH_MODULE_BUILD_DIR};
+  for (std::size_t i = 0; i < std::size(dirs); ++i) {
+    if (i > 0 && dirs[i] == dirs[0]) break;
+    const std::string path = (bin / dirs[i] / "hvd-ssh.so").lexically_normal().string();
     // RTLD_LOCAL: libssh's symbols stay out of hvdrun's global scope.
     void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (module == nullptr) {
@@ -30,7 +32,7 @@ StartSshAgentFn load_entry() {
     tried += "\n  " + path + ": no " + kSshModuleEntry + " in it (a module of another hvd version?)";
   }
   throw Error("hvdrun cannot load its SSH module, needed to start agents on other hosts:" + tried +
-              "\nreinstall hvd so that hvd-ssh.so lies in " HVD_SSH_MODULE_RELATIVE_DIR " relative to hvdrun");
+              "\nreinstall hvd so that hvd-ssh.so lies in " HVD_SSH_MODULE_INSTALL_DIR " relative to hvdrun");
 }
 
 }  // namespace
