@@ -170,20 +170,20 @@ class TorchState(ObjectState):
             handlers[name].save()
         object.__setattr__(self, name, value)
 
-    def save(self):
+    def _each_then_plain(self, step):
+        """Runs `step` ("save", "restore" or "sync") on every handler, then on the plain attributes."""
         for handler in self._handlers.values():
-            handler.save()
-        super().save()
+            getattr(handler, step)()
+        getattr(super(), step)()
+
+    def save(self):
+        self._each_then_plain("save")
 
     def restore(self):
-        for handler in self._handlers.values():
-            handler.restore()
-        super().restore()
+        self._each_then_plain("restore")
 
     def sync(self):
-        for handler in self._handlers.values():
-            handler.sync()
-        super().sync()
+        self._each_then_plain("sync")
 
     def reset(self):
         for handler in self._handlers.values():
