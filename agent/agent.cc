@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <utility>
 
 #include "agent/machine_identity.h"
 #include "common/protocol.h"
@@ -139,6 +140,8 @@ void Agent::on_connected() {
                {"host", options_.host},
                {"pid", ::getpid()},
                {"machine", machine_identity()}});
+  // Its reports queue on the link behind the hello and go out once the handshake succeeds.
+  if (!options_.first_launch.is_null()) launch(std::exchange(options_.first_launch, nullptr));
 }
 
 void Agent::on_message(const nlohmann::json& message) {
@@ -307,7 +310,8 @@ void Agent::on_credit(std::size_t bytes) {
 }
 
 void Agent::send(const nlohmann::json& message) {
-  if (link_ && link_->open() && ready_) link_->send(message);
+  // Before the handshake ends the link queues what is sent (a first launch's reports), then seals it in order.
+  if (link_ && link_->open()) link_->send(message);
 }
 
 }  // namespace hvd::agent

@@ -1,5 +1,7 @@
 // hvd-agent's protocol side (see common/protocol.h): connect back to hvdrun's coordination server, prove the
 // job secret, spawn the ranks of a "launch", stream their output and exits, answer "terminate", heartbeat.
+// hvdrun's forked local agent may get its first launch in memory: it spawns those ranks once connected, and its
+// reports wait on the link until the handshake succeeds.
 // Contract: the launcher counts as lost when stdin reaches EOF, the link closes or it stays silent for
 // kHeartbeatTimeout; the agent then stops every worker's group (SIGTERM, SIGKILL after the grace; at once when
 // it was already stopping) and exits 1. A "terminate", SIGTERM/SIGINT/SIGHUP, or all workers ending on their
@@ -30,6 +32,9 @@ struct AgentOptions {
   std::string secret_hex;  // as read from stdin; handed to workers in HVD_SECRET
   int stdin_fd = 0;        // watched for EOF; -1: not watched
   std::chrono::seconds connect_timeout{30};
+  // hvdrun's local agent, forked with the job already planned, starts its workers from this launch message as
+  // soon as it has connected, without waiting for the handshake; null: it waits for hvdrun's launch message.
+  nlohmann::json first_launch;
 };
 
 // Exit codes of hvd-agent.

@@ -12,7 +12,7 @@
 
 namespace hvd::agent {
 
-int agent_main(int argc, char** argv) {
+int agent_main(int argc, char** argv, nlohmann::json first_launch) {
   std::string coordinator, log_level = "warning";
   AgentOptions options;
   options.host = hvd::this_hostname();
@@ -45,6 +45,7 @@ int agent_main(int argc, char** argv) {
     hvd::setup_logging("hvd-agent", log_level);
     parse_coordinator(coordinator, options);
     read_secret(STDIN_FILENO, options);
+    options.first_launch = std::move(first_launch);
   } catch (const hvd::Error& e) {
     std::cerr << "hvd-agent on " << options.host << ": " << e.what() << std::endl;
     return kExitUsage;

@@ -80,13 +80,14 @@ class LocalAgentProcess : public AgentProcess {
         become_agent(read_end.get(), cmdline);
         int code = 1;
         try {
-          code = agent::agent_main(static_cast<int>(argv.size()) - 1, argv.data());
+          code = agent::agent_main(static_cast<int>(argv.size()) - 1, argv.data(), std::move(start_.first_launch));
         } catch (const std::exception& e) {
           std::fprintf(stderr, "hvd-agent on %s: %s\n", start_.host.c_str(), e.what());
         }
         std::fflush(nullptr);
         ::_exit(code);  // never back into hvdrun's code, nor its exit handlers
       }
+      took_first_launch_ = !start_.first_launch.is_null();
     } else {
       pid_ = ::fork();
       if (pid_ == 0) {
@@ -129,6 +130,7 @@ class LocalAgentProcess : public AgentProcess {
   }
 
   const std::string& host() const override { return start_.host; }
+  bool took_first_launch() const override { return took_first_launch_; }
 
  private:
   void reap() {
@@ -147,6 +149,7 @@ class LocalAgentProcess : public AgentProcess {
   AgentStart start_;
   UniqueFd stdin_;
   pid_t pid_ = -1;
+  bool took_first_launch_ = false;
   asio::posix::stream_descriptor pidfd_watch_;
 };
 

@@ -8,6 +8,7 @@
 #include <asio.hpp>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,18 @@ struct AgentStart {
   // Called on the io_context's thread, at most once, when the agent could not start or ended: the reason
   // names the host and the cause ("h2: connection refused", "h2: hvd-agent exited with code 127: ...").
   std::function<void(const std::string& reason)> on_ended;
+  // The local agent's launch message when hvdrun knows it before the agent connects (one host, this one): a
+  // forked agent starts its workers from it at once (issue 12: the handshake's round trips leave the critical
+  // path). Null, or not taken (took_first_launch()): hvdrun sends it once the agent has connected.
+  nlohmann::json first_launch;
 };
 
 class AgentProcess {
  public:
   virtual ~AgentProcess() = default;  // stops the agent: closes its stdin; a local child is also reaped
   virtual const std::string& host() const = 0;
+  // Whether the agent started its workers from AgentStart::first_launch, so that no launch message is due.
+  virtual bool took_first_launch() const { return false; }
 };
 
 // The command line hvdrun runs for an agent (no secret in it). Inline: the SSH module (ssh/ssh_module.h) uses it

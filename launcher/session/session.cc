@@ -121,8 +121,14 @@ void Session::start_agents() {
       srun_starts.push_back(std::move(start));  // one srun starts them all, below
       continue;
     }
+    // A job on this host alone is planned whole before its agent connects: the agent, forked, connects on loopback
+    // (the address both ends of its link will show) and starts the workers without waiting for the handshake.
+    if (agents_.size() == 1 && is_local_host(agent.host)) {
+      start.first_launch = launch_message(agent.host, planned_ranks(agent), "127.0.0.1", "127.0.0.1");
+    }
     try {
       agent.process = launcher::start_agent(io_, std::move(start), plan_, options_);
+      if (agent.process->took_first_launch()) launched_ = true;
     } catch (const std::exception& e) {
       agent.failure = e.what();
       agent.done = true;
@@ -187,20 +193,29 @@ void Session::launch_all() {
   start_timer_.cancel();
   launched_ = true;
   for (auto& agent : agents_) {
-    std::vector<std::pair<int, EnvMap>> ranks;
-    for (int r : agent.ranks) ranks.emplace_back(r, worker_env(plan_.slots[r], plan_.size(), options_, "", "", ""));
-    send_launch(agent, ranks);
+    if (agent.process && agent.process->took_first_launch()) continue;  // its workers run already
+    send_launch(agent, planned_ranks(agent));
   }
 }
 
-// `ranks` carry their placement variables; the common ones are added here, per agent.
+std::vector<std::pair<int, EnvMap>> Session::planned_ranks(const Agent& agent) const {
+  std::vector<std::pair<int, EnvMap>> ranks;
+  for (int r : agent.ranks) ranks.emplace_back(r, worker_env(plan_.slots[r], plan_.size(), options_, "", "", ""));
+  return ranks;
+}
+
+// Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
+// address hvdrun saw the agent come from: both are known to route between these two hosts.
 void Session::send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks) {
-  // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
-  // address hvdrun saw the agent come from: both are known to route between these two hosts.
-  const std::string store_addr = agent.link->local_address() + ":" + std::to_string(server_->port());
-  const std::string data_addr = agent.link->remote_address();
+  agent.link->send(launch_message(agent.host, ranks, agent.link->local_address(), agent.link->remote_address()));
+}
+
+// `ranks` carry their placement variables; the common ones are added here, per agent.
+nlohmann::json Session::launch_message(const std::string& host, const std::vector<std::pair<int, EnvMap>>& ranks,
+                                       const std::string& store_host, const std::string& data_addr) const {
+  const std::string store_addr = store_host + ":" + std::to_string(server_->port());
   // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
-  const EnvMap inherited = is_local_host(agent.host) ? EnvMap{} : forwarded_env(environ);
+  const EnvMap inherited = is_local_host(host) ? EnvMap{} : forwarded_env(environ);
   const EnvMap common = common_worker_env(options_, store_addr, "", data_addr);
   nlohmann::json frames = nlohmann::json::array();
   for (const auto& [rank, placement] : ranks) {
@@ -209,12 +224,12 @@ void Session::send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>
     for (const auto& [name, value] : common) env[name] = value;
     frames.push_back({{"rank", rank}, {"env", env}});
   }
-  agent.link->send({{"type", "launch"},
-                    {"command", options_.command},
-                    {"cwd", std::filesystem::current_path().string()},
-                    {"kill_grace_s", options_.kill_grace_s},
-                    {"output_window", protocol::kOutputWindow},
-                    {"ranks", frames}});
+  return {{"type", "launch"},
+          {"command", options_.command},
+          {"cwd", std::filesystem::current_path().string()},
+          {"kill_grace_s", options_.kill_grace_s},
+          {"output_window", protocol::kOutputWindow},
+          {"ranks", frames}};
 }
 
 void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {

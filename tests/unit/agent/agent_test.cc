@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "agent/agent_main.h"
 #include "common/crypto.h"
 #include "common/framed_connection.h"
 #include "common/unique_fd.h"
@@ -27,13 +28,14 @@ bool alive(pid_t pid) {
   return state != "Z";
 }
 
-// The agent started as hvdrun starts it: secret on a stdin pipe kept open, stderr captured.
+// The agent started as hvdrun starts it: secret on a stdin pipe kept open, stderr captured. With a first launch,
+// forked without exec and given it, as hvdrun starts its local agent.
 struct AgentChild {
   pid_t pid = -1;
   hvd::UniqueFd stdin_w, stderr_r;
   std::optional<int> status;
 
-  AgentChild(int port, const std::string& secret_hex, std::vector<std::string> extra = {}) {
+  AgentChild(int port, const std::string& secret_hex, std::vector<std::string> extra = {}, json first_launch = nullptr) {
     auto agent = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hvd-agent";
     REQUIRE(std::filesystem::exists(agent));
     int in[2], err[2];
@@ -49,6 +51,9 @@ struct AgentChild {
     if (pid == 0) {
       ::dup2(in[0], 0);
       ::dup2(err[1], 2);
+      if (!first_launch.is_null()) {
+        ::_exit(hvd::agent::agent_main(static_cast<int>(args.size()), argv.data(), std::move(first_launch)));
+      }
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
@@ -133,13 +138,15 @@ struct Coordinator {
   }
   void launch_on_hello(std::vector<std::string> command, int ranks, double grace = 5) {
     on_message = [this, command, ranks, grace](const json& m) {
-      if (m["type"] != "hello") return;
-      json launch{{"type", "launch"}, {"command", command}, {"cwd", "/tmp"}, {"kill_grace_s", grace}};
-      for (int r = 0; r < ranks; ++r) {
-        launch["ranks"].push_back({{"rank", r}, {"env", {{"HOROVOD_RANK", std::to_string(r)}}}});
-      }
-      link->send(launch);
+      if (m["type"] == "hello") link->send(launch_message(command, ranks, grace));
     };
+  }
+  static json launch_message(const std::vector<std::string>& command, int ranks, double grace = 5) {
+    json launch{{"type", "launch"}, {"command", command}, {"cwd", "/tmp"}, {"kill_grace_s", grace}};
+    for (int r = 0; r < ranks; ++r) {
+      launch["ranks"].push_back({{"rank", r}, {"env", {{"HOROVOD_RANK", std::to_string(r)}}}});
+    }
+    return launch;
   }
 };
 
@@ -177,6 +184,32 @@ TEST_CASE("agent runs two ranks, streams their output, reports exits, says bye a
     CHECK(out == std::vector<std::string>{"hello " + std::to_string(rank), "no newline"});
     CHECK(err == std::vector<std::string>{"oops"});
   }
+}
+
+TEST_CASE("a forked agent starts its first launch before the handshake and reports it once authenticated") {
+  Coordinator c;  // its io_context does not run yet: the connection waits in the backlog, unanswered
+  const auto marker = std::filesystem::temp_directory_path() / ("hvd-first-launch-" + std::to_string(::getpid()));
+  std::filesystem::remove(marker);
+  AgentChild agent(c.port(), c.secret_hex(), {},
+                   Coordinator::launch_message({"/bin/sh", "-c", "echo up > " + marker.string() + "; echo hi; exit 5"}, 2));
+  bool ran = false;
+  for (auto until = std::chrono::steady_clock::now() + 20s; !ran && std::chrono::steady_clock::now() < until;) {
+    ran = std::filesystem::exists(marker);
+    if (!ran) std::this_thread::sleep_for(10ms);
+  }
+  CHECK(ran);
+  CHECK(c.messages.empty());
+  REQUIRE(c.run_until([&] { return c.closed.has_value(); }));
+  std::filesystem::remove(marker);
+  CHECK(agent.wait_exit(5s) == 0);
+  REQUIRE(!c.messages.empty());
+  CHECK(c.messages.front()["type"] == "hello");
+  CHECK(c.messages.back()["type"] == "bye");
+  CHECK(c.of_type("started").size() == 2);
+  auto exits = c.of_type("exit");
+  REQUIRE(exits.size() == 2);
+  for (const auto& e : exits) CHECK(e["code"] == 5);
+  CHECK(c.of_type("output").size() >= 2);
 }
 
 TEST_CASE("agent passes binary output as valid UTF-8 and reports a missing program as spawn_failed 127") {
