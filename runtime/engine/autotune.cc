@@ -19,7 +19,7 @@ const char* phase_name(int phase) {
   return kNames[phase];
 }
 
-double median(std::vector<double> v) {
+double median(std::vector<double> v) {  // of a point's samples: at least one
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -115,23 +115,61 @@ std::string Autotuner::encode() const {
 void Autotuner::score_and_advance(double rate) {
   if (phase_ == Phase::kWarmup) {
     if (--warmup_left_ > 0) return;
-    phase_ = Phase::kCycle;
-    candidate_ = 0;
-    current_.cycle_time = kCycleCandidates[0];
+    return start_phase(Phase::kCycle);
+  }
+  points_[at_].samples.push_back(rate);
+  do {
+    if (++at_ == points_.size()) return end_round();
+  } while (points_[at_].dropped);
+  current_ = points_[at_].params;
+}
+
+void Autotuner::start_phase(Phase phase) {
+  phase_ = phase;
+  points_.clear();
+  if (phase == Phase::kCycle) {
+    for (auto cycle : kCycleCandidates) points_.push_back({{current_.fusion_threshold, cycle}, {}});
+  } else if (phase == Phase::kFusion) {
+    // The thresholds are tried with the best cycle time found; the configured one was scored in the cycle phase.
+    for (auto fusion : kFusionCandidates) {
+      const TunedParams p{fusion, best_.cycle_time};
+      if (std::find(scored_.begin(), scored_.end(), p) == scored_.end()) points_.push_back({p, {}});
+    }
+  }
+  if (points_.empty()) phase_ = Phase::kDone;
+  if (phase_ == Phase::kDone) {
+    current_ = best_;
     return;
   }
-  scores_.push_back(rate);
-  // A point whose first sample is under half the best score so far cannot win on noise this side of 2x: it is
-  // scored by that sample, so a bad setting (a 5 ms cycle on small steps) costs the job one sample, not three.
-  const bool hopeless = scores_.size() == 1 && best_score_ > 0 && rate < kAbandonBelow * best_score_;
-  if (!hopeless && static_cast<int>(scores_.size()) < samples_per_point_) return;
-  const double score = median(std::exchange(scores_, {}));
-  scored_.push_back(current_);
-  if (best_score_ < 0 || wins(current_, score, best_, best_score_)) {
-    best_score_ = score;
-    best_ = current_;
+  at_ = 0;
+  round_ = 0;
+  current_ = points_[0].params;
+}
+
+void Autotuner::end_round() {
+  if (++round_ == 1) {
+    // A point whose first sample is under half the best cannot win on noise this side of 2x: it is scored by that
+    // sample, so a bad setting (a 5 ms cycle on small steps) costs the job one sample, not three.
+    double best_first = best_score_;
+    for (const auto& p : points_) best_first = std::max(best_first, p.samples.front());
+    for (auto& p : points_) p.dropped = p.samples.front() < kAbandonBelow * best_first;
   }
-  next_candidate();
+  at_ = 0;
+  while (at_ < points_.size() && points_[at_].dropped) ++at_;
+  if (round_ >= samples_per_point_ || at_ == points_.size()) return score_phase();
+  current_ = points_[at_].params;
+}
+
+void Autotuner::score_phase() {
+  for (const auto& p : points_) {
+    const double score = median(p.samples);
+    scored_.push_back(p.params);
+    if (best_score_ < 0 || wins(p.params, score, best_, best_score_)) {
+      best_score_ = score;
+      best_ = p.params;
+    }
+  }
+  start_phase(phase_ == Phase::kCycle ? Phase::kFusion : Phase::kDone);
 }
 
 bool Autotuner::wins(const TunedParams& candidate, double score, const TunedParams& best, double best_score) {
@@ -139,27 +177,6 @@ bool Autotuner::wins(const TunedParams& candidate, double score, const TunedPara
   // cannot fix a 5 ms cycle for the rest of the job (seen in 1 of 3 training runs on this VM).
   const double margin = candidate.cycle_time > best.cycle_time ? 1 + kLongerCycleMargin : 1;
   return score > best_score * margin;
-}
-
-void Autotuner::next_candidate() {
-  if (phase_ == Phase::kCycle) {
-    if (++candidate_ < kCycleCandidates.size()) {
-      current_.cycle_time = kCycleCandidates[candidate_];
-      return;
-    }
-    // The thresholds are tried with the best cycle time found.
-    phase_ = Phase::kFusion;
-    candidate_ = 0;
-    current_ = {kFusionCandidates[0], best_.cycle_time};
-  } else if (++candidate_ < kFusionCandidates.size()) {
-    current_.fusion_threshold = kFusionCandidates[candidate_];
-  } else {
-    phase_ = Phase::kDone;
-    current_ = best_;
-    return;
-  }
-  // The configured threshold was scored in the cycle phase: measuring it again would only spend the job's steps.
-  if (std::find(scored_.begin(), scored_.end(), current_) != scored_.end()) next_candidate();
 }
 
 void Autotuner::log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate) {

@@ -1,13 +1,15 @@
 // HOROVOD_AUTOTUNE: tunes the fusion threshold and the cycle time online during the first steps, then fixes them.
-// Method (a coordinate search, deterministic and bounded): after HOROVOD_AUTOTUNE_WARMUP_SAMPLES samples, each
-// cycle time of kCycleCandidates is scored with the fusion threshold as configured, then each threshold of
-// kFusionCandidates with the best cycle time (the point already scored is not measured again); a setting's score
-// is the median of HOROVOD_AUTOTUNE_SAMPLES_PER_POINT samples of bytes/s (bytes the executed ops carried over the
-// wall time of the sample, so compute between steps counts, as it does for the job), or its first sample alone
-// when that is under kAbandonBelow x the best score so far. The best scored setting wins (a longer cycle time than the
-// best so far only by kLongerCycleMargin), after at most
-// 3 + 3 x 7 samples. Cycle times go first because they decide small steps, and a fusion sweep at a slow cycle
-// would spend 15 samples there.
+// Method (a coordinate search, deterministic and bounded): after HOROVOD_AUTOTUNE_WARMUP_SAMPLES samples, the cycle
+// times of kCycleCandidates are scored with the fusion threshold as configured, then the thresholds of
+// kFusionCandidates with the best cycle time (a point already scored is not measured again). A phase samples its
+// points in rounds, one sample of each point a round, HOROVOD_AUTOTUNE_SAMPLES_PER_POINT rounds: a load that drifts
+// while the job runs (another process, a busy core) then weighs on every point alike, not on whichever ran during
+// it. A point's score is the median of its samples of bytes/s (bytes the executed ops carried over the wall time of
+// the sample, so compute between steps counts, as it does for the job); a point whose first sample is under
+// kAbandonBelow x the best first sample of its round (or the best score so far) is scored by that sample alone and
+// leaves the rounds. The best scored setting wins (a longer cycle time than the best so far only by
+// kLongerCycleMargin), after at most 3 + 3 x 7 samples. Cycle times go first because they decide small steps, and
+// a fusion sweep at a slow cycle would spend 15 samples there.
 // The warm-up runs the first candidate (cycle time 0), not the configured setting, which may be the slowest.
 // A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops (fewer for slow cycle times, see
 // kSamplePacing), extended by rank 0 until it spans HOROVOD_AUTOTUNE_MIN_SAMPLE_MS (10): a count every rank agrees on
@@ -64,8 +66,15 @@ class Autotuner {
 
  private:
   enum class Phase { kWarmup, kCycle, kFusion, kDone };
+  struct Point {
+    TunedParams params;
+    std::vector<double> samples;
+    bool dropped = false;  // hopeless after its first sample: scored by it alone
+  };
   void score_and_advance(double bytes_per_s);  // rank 0
-  void next_candidate();
+  void start_phase(Phase phase);                // the phase's points, minus those scored already; kDone when none
+  void end_round();
+  void score_phase();
   int cycles_per_sample() const;
   std::string encode() const;  // rank 0's decision as broadcast: fusion threshold, cycle time (us), phase
   // One CSV row: the setting measured in that sample (the last row, phase "final", is the chosen one).
@@ -78,8 +87,9 @@ class Autotuner {
   TunedParams current_;
   TunedParams best_;
   double best_score_ = -1;
-  std::size_t candidate_ = 0;        // index into the phase's candidate list
-  std::vector<double> scores_;       // samples of the current point
+  std::vector<Point> points_;        // the phase's points, in candidate order
+  std::size_t at_ = 0;               // the point being sampled
+  int round_ = 0;                    // rounds of the phase done
   std::vector<TunedParams> scored_;  // points done, never sampled again
   int warmup_left_;
   int steps_ = 0;
