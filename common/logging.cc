@@ -17,12 +17,14 @@ std::string this_hostname() {
 }
 
 void setup_logging(const std::string& component, const std::string& level) {
-  std::string name = level == "warn" ? "warning" : level;
-  auto parsed = spdlog::level::from_str(name);
-  if (parsed == spdlog::level::off && name != "off") {
+  const std::string level_name = level == "warn" ? "warning" : level;
+  auto parsed = spdlog::level::from_str(level_name);
+  if (parsed == spdlog::level::off && level_name != "off") {
     throw UsageError("unknown log level '" + level + "': use trace, debug, info, warning, error or off");
   }
-  auto logger = spdlog::stderr_logger_mt(component + "-" + std::to_string(::getpid()));
+  const std::string name = component + "-" + std::to_string(::getpid());
+  spdlog::drop(name);  // set up again (the SSH module's entry runs once per remote host): the newer level wins
+  auto logger = spdlog::stderr_logger_mt(name);
   logger->set_pattern("[%H:%M:%S.%e] " + component + " " + this_hostname() + ":" + std::to_string(::getpid()) +
                       " %l: %v");
   logger->set_level(parsed);

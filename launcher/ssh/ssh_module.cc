@@ -1,6 +1,7 @@
 #include "launcher/ssh/ssh_module.h"
 
 #include <dlfcn.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <iterator>
@@ -27,8 +28,10 @@ StartSshAgentFn load_entry() {
       tried += "\n  " + std::string(::dlerror());
       continue;
     }
-    using EntryFn = StartSshAgentFn (*)();
-    if (auto entry = reinterpret_cast<EntryFn>(::dlsym(module, kSshModuleEntry))) return entry();
+    if (auto entry = reinterpret_cast<SshModuleEntryFn>(::dlsym(module, kSshModuleEntry))) {
+      const auto level = spdlog::level::to_string_view(spdlog::get_level());
+      return entry(std::string(level.data(), level.size()).c_str());
+    }
     tried += "\n  " + path + ": no " + kSshModuleEntry + " in it (a module of another hvd version?)";
   }
   throw Error("hvdrun cannot load its SSH module, needed to start agents on other hosts:" + tried +

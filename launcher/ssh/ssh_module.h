@@ -13,10 +13,15 @@
 
 namespace hvd::launcher {
 
-// The module's one export, looked up by name: it returns start_ssh_agent. The name carries the interface version.
+// The module's one export, looked up by name: it sets the module's logging up at hvdrun's level (the module has
+// its own spdlog, compiled in) and returns start_ssh_agent. The name carries the interface version.
+// Two C++ runtimes meet here: hvdrun's, linked in statically, and the libstdc++.so the module loads. What crosses
+// (std::string, std::function, asio's io_context, exceptions, unique_ptr<AgentProcess> deleted through its virtual
+// destructor) has one layout, both being built by one compiler in one build, and both allocate with malloc.
 using StartSshAgentFn = std::unique_ptr<AgentProcess> (*)(asio::io_context& io, AgentStart start, const HostSpec& host,
                                                           const SshOptions& ssh);
-inline constexpr const char* kSshModuleEntry = "hvd_ssh_start_agent_v1";
+using SshModuleEntryFn = StartSshAgentFn (*)(const char* log_level);
+inline constexpr const char* kSshModuleEntry = "hvd_ssh_start_agent_v2";
 
 // Loads the module (already loaded: a reference more, never unloaded: its agents run its code) and starts the
 // agent through it. Throws hvd::Error naming every path tried and why, when no module can be loaded.
