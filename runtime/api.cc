@@ -126,8 +126,11 @@ std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs,
     each.name = names[i];
     check_allreduce(inputs[i], outputs[i], each);
   }
+  // The step's handle states in one block rather than one allocation each (a burst of them overflows malloc's
+  // per-thread cache); every handle shares the block, which goes with the last of them.
+  std::shared_ptr<detail::HandleState[]> states(new detail::HandleState[inputs.size()]);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto state = std::make_shared<detail::HandleState>(1);
+    std::shared_ptr<detail::HandleState> state(states, &states[i]);
     each.name = names[i];
     entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state));
     handles.emplace_back(std::move(state));
