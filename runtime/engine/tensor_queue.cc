@@ -56,11 +56,11 @@ void TensorQueue::add(TensorEntry&& e) {
   new_.push_back(&it->second.request);
 }
 
-TensorEntry TensorQueue::remove(Entries::iterator it) {
+// Straight into the caller's optional: an entry is a few hundred bytes, each move of it a copy of most of them.
+void TensorQueue::remove(Entries::iterator it, std::optional<TensorEntry>& into) {
   Entries::node_type node = entries_.extract(it);
-  TensorEntry e = std::move(node.mapped());
+  into.emplace(std::move(node.mapped()));
   spare_.push_back(std::move(node));
-  return e;
 }
 
 void TensorQueue::wait_for_quiet(Clock::duration gap, Clock::time_point deadline) {
@@ -120,7 +120,7 @@ void TensorQueue::take(const std::vector<std::string>& names, std::vector<std::o
       into.emplace_back();
       continue;
     }
-    into.emplace_back(remove(it));
+    remove(it, into.emplace_back());
   }
 }
 
@@ -128,7 +128,9 @@ std::optional<TensorEntry> TensorQueue::take(const std::string& name) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(name);
   if (it == entries_.end()) return std::nullopt;
-  return remove(it);
+  std::optional<TensorEntry> e;
+  remove(it, e);
+  return e;
 }
 
 std::size_t TensorQueue::in_flight() const {

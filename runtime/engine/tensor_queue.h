@@ -66,8 +66,8 @@ class TensorQueue {
 
  private:
   using Entries = std::unordered_map<std::string, TensorEntry>;
-  void add(TensorEntry&& entry);             // caller holds mutex_
-  TensorEntry remove(Entries::iterator it);  // caller holds mutex_
+  void add(TensorEntry&& entry);                                        // caller holds mutex_
+  void remove(Entries::iterator it, std::optional<TensorEntry>& into);  // caller holds mutex_
 
   mutable std::mutex mutex_;
   std::condition_variable work_;     // new requests, wake(), shutdown
