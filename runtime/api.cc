@@ -18,11 +18,12 @@ using detail::Runtime;
 using detail::TensorEntry;
 using Pickup = detail::Engine::Pickup;
 
-Request make_request(OpType type, const std::string& name, const TensorView& input) {
+// By value: the name is usually a temporary (name_or_next), moved in rather than copied again.
+Request make_request(OpType type, std::string name, const TensorView& input) {
   Request q;
   q.rank = Runtime::get().topology().rank;
   q.type = type;
-  q.name = name;
+  q.name = std::move(name);
   q.dtype = input.dtype;
   q.shape = input.shape;
   q.device = input.device.kind;
@@ -126,8 +127,11 @@ std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs,
     each.name = names[i];
     check_allreduce(inputs[i], outputs[i], each);
   }
+  // The step's handle states in one block rather than one allocation each (a burst of them overflows malloc's
+  // per-thread cache); every handle shares the block, which goes with the last of them.
+  std::shared_ptr<detail::HandleState[]> states(new detail::HandleState[inputs.size()]);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto state = std::make_shared<detail::HandleState>(1);
+    std::shared_ptr<detail::HandleState> state(states, &states[i]);
     each.name = names[i];
     entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state));
     handles.emplace_back(std::move(state));
@@ -186,7 +190,7 @@ Handle allgather_async(const TensorView& input, const AllgatherOptions& options)
   check_tensor(input, at, "input");
   check_has_rows(input, at);
   auto name = name_or_next(options.name, OpType::kAllgather);
-  return submit(make_request(OpType::kAllgather, name, input), input, {}, options.allocate);
+  return submit(make_request(OpType::kAllgather, std::move(name), input), input, {}, options.allocate);
 }
 
 Output allgather(const TensorView& input, const AllgatherOptions& options) {
@@ -243,7 +247,7 @@ Output reducescatter(const TensorView& input, const ReducescatterOptions& option
 void barrier() {
   auto name = Runtime::get().engine().next_name(OpType::kBarrier);
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  submit(make_request(OpType::kBarrier, name, none), none, none, {}, Pickup::kCaller).wait();
+  submit(make_request(OpType::kBarrier, std::move(name), none), none, none, {}, Pickup::kCaller).wait();
 }
 
 int join() {

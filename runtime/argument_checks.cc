@@ -25,32 +25,33 @@ std::string ranks_phrase(int size) {
 std::string CallSite::describe() const { return std::string(op) + (name.empty() ? " (unnamed)" : " '" + name + "'"); }
 
 void check_tensor(const TensorView& t, const CallSite& at, const char* which) {
-  const std::string arg = std::string("the ") + which;
+  // Built only for a message: this runs for every tensor of every step.
+  const auto arg = [which] { return std::string("the ") + which; };
   if (!is_valid(t.dtype)) {
-    fail(at, arg + "'s dtype " + std::to_string(static_cast<int>(t.dtype)) +
+    fail(at, arg() + "'s dtype " + std::to_string(static_cast<int>(t.dtype)) +
                  " is not a hvd::DataType; use one of its values (kUInt8 ... kBool)");
   }
   if (!is_valid(t.device.kind)) {
-    fail(at, arg + "'s device kind " + std::to_string(static_cast<int>(t.device.kind)) +
+    fail(at, arg() + "'s device kind " + std::to_string(static_cast<int>(t.device.kind)) +
                  " is neither CPU nor GPU; use Device::cpu() or Device::gpu(index)");
   }
   // Whether a GPU tensor can run (a device, NCCL in this build) is the GPU backend's answer, on the handle.
   if (t.device.is_gpu() && t.device.index < 0) {
-    fail(at, arg + " is a GPU tensor without a device index (" + std::to_string(t.device.index) +
+    fail(at, arg() + " is a GPU tensor without a device index (" + std::to_string(t.device.index) +
                  "); use Device::gpu(index)");
   }
   // Elements times the element size must fit in a signed 64-bit byte count, or sizes wrap downstream.
   const std::int64_t limit = std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(size_of(t.dtype));
   std::int64_t elements = 1;
   for (auto d : t.shape) {
-    if (d < 0) fail(at, arg + " has a negative dimension in " + shape_string(t.shape));
+    if (d < 0) fail(at, arg() + " has a negative dimension in " + shape_string(t.shape));
     if (d != 0 && elements > limit / d) {
-      fail(at, arg + "'s shape " + shape_string(t.shape) + " has more elements than memory can hold");
+      fail(at, arg() + "'s shape " + shape_string(t.shape) + " has more elements than memory can hold");
     }
     elements *= d;
   }
   if (!t.data && elements > 0) {
-    fail(at, arg + " has no data pointer but " + std::to_string(elements) + " elements; pass its memory");
+    fail(at, arg() + " has no data pointer but " + std::to_string(elements) + " elements; pass its memory");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hvd/export.h"
+#include "hvd/shape.h"
 
 namespace hvd {
 
@@ -36,7 +37,7 @@ struct Device {
 struct TensorView {
   void* data = nullptr;
   DataType dtype = DataType::kFloat32;
-  std::vector<std::int64_t> shape;  // empty shape = a scalar (one element)
+  Shape shape;  // empty shape = a scalar (one element)
   Device device;
 
   std::int64_t num_elements() const {

@@ -55,7 +55,7 @@ std::uint8_t* Executor::zeros(std::size_t bytes) {
   return zeros_.data();
 }
 
-void* Executor::output_for(TensorEntry* e, DataType dtype, const std::vector<std::int64_t>& shape, Outcome& out,
+void* Executor::output_for(TensorEntry* e, DataType dtype, const Shape& shape, Outcome& out,
                            std::vector<std::uint8_t>& fallback) {
   std::size_t bytes = static_cast<std::size_t>(num_elements(shape)) * size_of(dtype);
   if (e && !out.error) {

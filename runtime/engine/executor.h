@@ -49,7 +49,7 @@ class Executor {
   void broadcast(const Response& r, Entries& es, Outcome& out);
   void alltoall(const Response& r, Entries& es, Outcome& out);
 
-  void* output_for(TensorEntry* e, DataType dtype, const std::vector<std::int64_t>& shape, Outcome& out,
+  void* output_for(TensorEntry* e, DataType dtype, const Shape& shape, Outcome& out,
                    std::vector<std::uint8_t>& fallback);
   std::uint8_t* fusion(std::size_t bytes);
   std::uint8_t* scratch(std::size_t bytes);

@@ -11,9 +11,7 @@ std::size_t row_bytes_of(const Response& r) {
 
 }  // namespace
 
-std::vector<std::int64_t> tail(const std::vector<std::int64_t>& shape) {
-  return shape.empty() ? std::vector<std::int64_t>{} : std::vector<std::int64_t>(shape.begin() + 1, shape.end());
-}
+Shape tail(const Shape& shape) { return shape.empty() ? Shape{} : Shape(shape.begin() + 1, shape.end()); }
 
 std::int64_t rows_of(std::int64_t dim0, int rank, int size) { return dim0 / size + (rank < dim0 % size ? 1 : 0); }
 

@@ -14,21 +14,21 @@
 
 namespace hvd::detail {
 
-std::vector<std::int64_t> tail(const std::vector<std::int64_t>& shape);  // the shape without its first dimension
+Shape tail(const Shape& shape);  // the shape without its first dimension
 std::int64_t rows_of(std::int64_t dim0, int rank, int size);
 std::int64_t first_row(std::int64_t dim0, int rank, int size);
 
 struct AllgatherLayout {
-  std::vector<std::size_t> bytes;          // per rank
-  std::vector<std::int64_t> output_shape;  // every rank's rows stacked
-  bool empty = false;                      // nothing moves
+  std::vector<std::size_t> bytes;  // per rank
+  Shape output_shape;              // every rank's rows stacked
+  bool empty = false;              // nothing moves
 };
 AllgatherLayout allgather_layout(const Response& r, int size);
 
 struct AlltoallLayout {
   std::vector<std::size_t> send_bytes, recv_bytes;  // per peer, from this rank's point of view
   std::vector<std::int64_t> received_rows;          // per peer: the handle's received_splits
-  std::vector<std::int64_t> output_shape;
+  Shape output_shape;
   bool empty = false;  // no rank moves anything
 };
 AlltoallLayout alltoall_layout(const Response& r, int rank, int size);

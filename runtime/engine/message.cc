@@ -22,13 +22,13 @@ const char* name_of(OpType type) {
 
 bool is_reduction(OpType type) { return type == OpType::kAllreduce || type == OpType::kReducescatter; }
 
-std::int64_t num_elements(const std::vector<std::int64_t>& shape) {
+std::int64_t num_elements(const Shape& shape) {
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
   return n;
 }
 
-std::string shape_string(const std::vector<std::int64_t>& shape) {
+std::string shape_string(const Shape& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";

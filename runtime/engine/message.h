@@ -19,7 +19,7 @@ struct Request {
   OpType type = OpType::kAllreduce;
   std::string name;
   DataType dtype = DataType::kFloat32;
-  std::vector<std::int64_t> shape;
+  Shape shape;
   ReduceOp reduce_op = ReduceOp::kSum;
   double prescale = 1.0;
   double postscale = 1.0;
@@ -40,11 +40,11 @@ struct Response {
   double prescale = 1.0;
   double postscale = 1.0;
   std::int32_t root = 0;
-  std::vector<std::vector<std::int64_t>> shapes;  // per tensor (what joined ranks fill with zeros)
-  std::vector<std::int64_t> rank_rows;            // allgather: first dimension of each rank
-  std::vector<std::int64_t> splits;               // alltoall: size x size, row r = rank r's splits
-  std::int32_t last_joined_rank = -1;             // join
-  Device::Kind device = Device::Kind::kCPU;       // CPU and GPU tensors never share a response
+  std::vector<Shape> shapes;                 // per tensor (what joined ranks fill with zeros)
+  std::vector<std::int64_t> rank_rows;       // allgather: first dimension of each rank
+  std::vector<std::int64_t> splits;          // alltoall: size x size, row r = rank r's splits
+  std::int32_t last_joined_rank = -1;        // join
+  Device::Kind device = Device::Kind::kCPU;  // CPU and GPU tensors never share a response
 };
 
 // One rank's contribution to a full negotiation cycle.
@@ -60,7 +60,7 @@ struct ResponseList {
 };
 
 bool is_reduction(OpType type);  // allreduce, reducescatter: fusable, cacheable
-std::int64_t num_elements(const std::vector<std::int64_t>& shape);
-std::string shape_string(const std::vector<std::int64_t>& shape);
+std::int64_t num_elements(const Shape& shape);
+std::string shape_string(const Shape& shape);
 
 }  // namespace hvd::detail

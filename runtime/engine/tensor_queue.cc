@@ -26,11 +26,7 @@ void TensorQueue::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
       }
     }
     if (!failure) {
-      for (auto& e : entries) {
-        auto name = e.request.name;
-        auto it = entries_.emplace(std::move(name), std::move(e)).first;
-        new_.push_back(&it->second.request);
-      }
+      for (auto& e : entries) add(std::move(e));
       last_enqueue_ = Clock::now();
       if (pickup == Pickup::kBackground) {
         announced_ = true;
@@ -43,6 +39,28 @@ void TensorQueue::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
     return;
   }
   if (notify) work_.notify_one();
+}
+
+void TensorQueue::add(TensorEntry&& e) {
+  if (spare_.empty()) {
+    auto it = entries_.try_emplace(e.request.name, std::move(e)).first;
+    new_.push_back(&it->second.request);
+    return;
+  }
+  // A spare node's key keeps its capacity: a long name is not allocated again either.
+  Entries::node_type node = std::move(spare_.back());
+  spare_.pop_back();
+  node.key() = e.request.name;
+  node.mapped() = std::move(e);
+  auto it = entries_.insert(std::move(node)).position;
+  new_.push_back(&it->second.request);
+}
+
+// Straight into the caller's optional: an entry is a few hundred bytes, each move of it a copy of most of them.
+void TensorQueue::remove(Entries::iterator it, std::optional<TensorEntry>& into) {
+  Entries::node_type node = entries_.extract(it);
+  into.emplace(std::move(node.mapped()));
+  spare_.push_back(std::move(node));
 }
 
 void TensorQueue::wait_for_quiet(Clock::duration gap, Clock::time_point deadline) {
@@ -102,8 +120,7 @@ void TensorQueue::take(const std::vector<std::string>& names, std::vector<std::o
       into.emplace_back();
       continue;
     }
-    into.emplace_back(std::move(it->second));
-    entries_.erase(it);
+    remove(it, into.emplace_back());
   }
 }
 
@@ -111,8 +128,8 @@ std::optional<TensorEntry> TensorQueue::take(const std::string& name) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(name);
   if (it == entries_.end()) return std::nullopt;
-  TensorEntry e = std::move(it->second);
-  entries_.erase(it);
+  std::optional<TensorEntry> e;
+  remove(it, e);
   return e;
 }
 

@@ -1,6 +1,7 @@
 // Where framework threads leave their requests for the engine's cycle, and where the cycle finds each in-flight
 // tensor's buffers and handle when a response names it. Thread-safe; only the thread running a cycle removes
-// entries, so a pointer from find() stays valid until a cycle calls take() for the same name.
+// entries, so a pointer from find() stays valid until a cycle calls take() for the same name. The map's nodes of
+// taken entries are kept and reused by later enqueues, so a repeated step allocates no node per tensor.
 #pragma once
 
 #include <chrono>
@@ -64,16 +65,22 @@ class TensorQueue {
   bool shutdown_requested() const;
 
  private:
+  using Entries = std::unordered_map<std::string, TensorEntry>;
+  void add(TensorEntry&& entry);                                        // caller holds mutex_
+  void remove(Entries::iterator it, std::optional<TensorEntry>& into);  // caller holds mutex_
+
   mutable std::mutex mutex_;
-  std::condition_variable work_;                          // new requests, wake(), shutdown
-  std::unordered_map<std::string, TensorEntry> entries_;  // guarded by mutex_: in flight on this rank
-  std::vector<const Request*> new_;                       // guarded by mutex_: not yet taken by a cycle
-  std::exception_ptr closed_;                             // guarded by mutex_
-  bool woken_ = false;                                    // guarded by mutex_
-  bool announced_ = false;                                // guarded by mutex_: new_ holds background pickups
-  bool sleeping_ = false;                                 // guarded by mutex_: in wait_for_work, wants a notify
-  Clock::time_point last_enqueue_;                        // guarded by mutex_
-  bool shutdown_ = false;                                 // guarded by mutex_
+  std::condition_variable work_;     // new requests, wake(), shutdown
+  Entries entries_;                  // guarded by mutex_: in flight on this rank
+  std::vector<const Request*> new_;  // guarded by mutex_: not yet taken by a cycle
+  std::exception_ptr closed_;        // guarded by mutex_
+  bool woken_ = false;               // guarded by mutex_
+  bool announced_ = false;           // guarded by mutex_: new_ holds background pickups
+  bool sleeping_ = false;            // guarded by mutex_: in wait_for_work, wants a notify
+  Clock::time_point last_enqueue_;   // guarded by mutex_
+  bool shutdown_ = false;            // guarded by mutex_
+  // Guarded by mutex_: the emptied nodes of taken entries, as many as were ever in flight at once.
+  std::vector<Entries::node_type> spare_;
 };
 
 }  // namespace hvd::detail

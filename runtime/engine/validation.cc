@@ -116,9 +116,7 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
   if (free_first_dim) {
     if (!check(
             [](const Request& q) {
-              return "shape " +
-                     shape_string(
-                         std::vector<std::int64_t>(q.shape.begin() + (q.shape.empty() ? 0 : 1), q.shape.end())) +
+              return "shape " + shape_string(Shape(q.shape.begin() + (q.shape.empty() ? 0 : 1), q.shape.end())) +
                      " after the first dimension";
             },
             "sent", "only the first dimension may differ between ranks"))

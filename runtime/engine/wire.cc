@@ -21,6 +21,10 @@ class Writer {
     put(static_cast<std::uint32_t>(v.size()));
     out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(std::int64_t));
   }
+  void put(const Shape& s) {
+    put(static_cast<std::uint32_t>(s.size()));
+    out_.append(reinterpret_cast<const char*>(s.data()), s.size() * sizeof(std::int64_t));
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -51,6 +55,17 @@ class Reader {
     v.resize(n);
     std::memcpy(v.data(), in_.data() + pos_, n * sizeof(std::int64_t));
     pos_ += n * sizeof(std::int64_t);
+  }
+  void get(Shape& s) {
+    std::uint32_t n = 0;
+    get(n);
+    need(std::size_t{n} * sizeof(std::int64_t));
+    s.clear();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::int64_t d;
+      get(d);
+      s.push_back(d);
+    }
   }
   std::uint32_t count() {
     std::uint32_t n = 0;

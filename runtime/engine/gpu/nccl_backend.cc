@@ -158,7 +158,7 @@ void NcclBackend::complete_after_stream(Op& op, int device) {
   completions_.push(std::move(item));
 }
 
-void* NcclBackend::output_for(Op& op, std::size_t i, const std::vector<std::int64_t>& shape) {
+void* NcclBackend::output_for(Op& op, std::size_t i, const Shape& shape) {
   const std::size_t bytes = static_cast<std::size_t>(num_elements(shape)) * size_of(op.r.dtype);
   auto& e = op.es[i];
   if (e && !op.errors[i]) {

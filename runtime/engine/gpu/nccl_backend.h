@@ -51,7 +51,7 @@ class NcclBackend final : public GpuBackend {
 
   int device_for(const GpuEntries& es) const;
   Context& context_for(int device);
-  void* output_for(Op& op, std::size_t i, const std::vector<std::int64_t>& shape);
+  void* output_for(Op& op, std::size_t i, const Shape& shape);
   void copy(Op& op, void* to, const void* from, std::size_t bytes);
   void zero(Op& op, void* to, std::size_t bytes);
   // Hands the response to the completion thread behind an event recorded on the stream now.

@@ -14,7 +14,7 @@
 namespace hvd::detail {
 namespace {
 
-std::size_t elements(const std::vector<std::int64_t>& shape) { return static_cast<std::size_t>(num_elements(shape)); }
+std::size_t elements(const Shape& shape) { return static_cast<std::size_t>(num_elements(shape)); }
 
 // Ends an NCCL group even when a call inside it throws, so the next response does not land in this group.
 class NcclGroup {
