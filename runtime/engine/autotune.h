@@ -12,7 +12,9 @@
 // a fusion sweep at a slow cycle would spend 15 samples there.
 // The warm-up runs the first candidate (cycle time 0), not the configured setting, which may be the slowest.
 // A sample is HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE cycles that executed ops (fewer for slow cycle times, see
-// kSamplePacing), extended by rank 0 until it spans HOROVOD_AUTOTUNE_MIN_SAMPLE_MS (10): a count every rank agrees on
+// kSamplePacing), extended by rank 0 until it spans HOROVOD_AUTOTUNE_MIN_SAMPLE_MS (10) and, once scoring starts, the
+// median span of the warm-up's samples (so every setting is scored over about as many of the job's steps; 0 turns
+// extension off): a count every rank agrees on
 // (all ranks execute the same responses and run the same setting), so every rank reaches the end of a sample at the
 // same cycle and calls agree() there, a broadcast from rank 0, whose scores alone decide. Rank 0 writes one CSV row per
 // sample to HOROVOD_AUTOTUNE_LOG. Only the background thread calls it.
@@ -83,6 +85,8 @@ class Autotuner {
   const int rank_;
   const int warmup_samples_, samples_per_point_, steps_per_sample_;
   const std::chrono::milliseconds min_sample_;
+  Clock::duration sample_floor_;        // a sample is extended until it spans this: min_sample_, then the warm-up's
+  std::vector<double> warmup_seconds_;  // rank 0: what each warm-up sample spanned
   Phase phase_;
   TunedParams current_;
   TunedParams best_;

@@ -1,7 +1,11 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -159,6 +163,42 @@ TEST_CASE("autotune: rank 0 extends a sample shorter than HOROVOD_AUTOTUNE_MIN_S
   }
   CHECK(Autotuner::Clock::now() - started >= std::chrono::milliseconds(10));
   CHECK(cycles < 1000);
+}
+
+TEST_CASE("autotune: a scored sample spans at least the warm-up's samples, whatever its cycle count") {
+  const auto log = std::filesystem::temp_directory_path() / ("hvd-autotune-span-" + std::to_string(::getpid()));
+  Config config = read_config(hvd::test::env_map({{"HOROVOD_AUTOTUNE", "1"},
+                                                  {"HOROVOD_AUTOTUNE_LOG", log.string()},
+                                                  {"HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", "1"},
+                                                  {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "3"},
+                                                  {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "1"}}));
+  {
+    Autotuner tuner(config, 0);
+    const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
+    // The warm-up's three one-cycle samples take 20 ms each (a slow step); later cycles 1 ms: the 1 ms minimum
+    // alone would end each scored sample after a cycle or two, the warm-up's span keeps it going >= 20 ms.
+    for (int cycle = 0; tuner.tuning() && cycle < 10'000; ++cycle) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(cycle < 3 ? 20 : 1));
+      tuner.executed(allreduce_of(1'000));
+      if (tuner.cycle_end(true, Autotuner::Clock::now())) tuner.agree(identity);
+    }
+    CHECK_FALSE(tuner.tuning());
+  }
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);  // the header
+  int scored = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    REQUIRE(cells.size() >= 6);
+    if (cells[1] != "cycle" && cells[1] != "fusion") continue;
+    ++scored;
+    CHECK(std::stod(cells[5]) >= 0.019);  // seconds
+  }
+  CHECK(scored >= 8);
+  std::filesystem::remove(log);
 }
 
 TEST_CASE("autotune: off by default, and then never samples") {
