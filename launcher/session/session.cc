@@ -121,10 +121,12 @@ void Session::start_agents() {
       srun_starts.push_back(std::move(start));  // one srun starts them all, below
       continue;
     }
-    // A job on this host alone is planned whole before its agent connects: the agent, forked, connects on loopback
-    // (the address both ends of its link will show) and starts the workers without waiting for the handshake.
+    // A job on this host alone is planned whole before its agent connects: the agent, forked, connects to the
+    // address hvdrun listens on (loopback, which both ends of its link will show) and starts the workers without
+    // waiting for the handshake.
     if (agents_.size() == 1 && is_local_host(agent.host)) {
-      start.first_launch = launch_message(agent.host, planned_ranks(agent), "127.0.0.1", "127.0.0.1");
+      const std::string loopback = coordinator_bind_address(plan_, options_);
+      start.first_launch = launch_message(agent.host, planned_ranks(agent), loopback, loopback);
     }
     try {
       agent.process = launcher::start_agent(io_, std::move(start), plan_, options_);
