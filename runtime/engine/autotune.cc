@@ -74,15 +74,14 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
   const double rate = seconds > 0 ? static_cast<double>(bytes_) / seconds : 0;
   std::string decision;
   // Too short a sample is mostly noise (one preemption halves it): rank 0 extends it over the next cycles, with
-  // the same setting on every rank, until it spans min_sample_.
+  // the same setting on every rank, until it spans sample_floor_.
   const bool extend = rank_ == 0 && now - sample_start_ < sample_floor_;
   if (extend) {
     decision = encode();
   } else if (rank_ == 0) {
     const TunedParams measured = current_;
     const Phase measured_phase = phase_;
-    if (phase_ == Phase::kWarmup) warmup_seconds_.push_back(seconds);
-    score_and_advance(rate);
+    score_and_advance(rate, seconds);
     log_row(sample_index_, measured_phase, measured, bytes_, seconds, rate);
     if (phase_ == Phase::kDone) log_row(sample_index_ + 1, Phase::kDone, current_, 0, 0, best_score_);
     decision = encode();
@@ -114,15 +113,16 @@ std::string Autotuner::encode() const {
   return out.str();
 }
 
-void Autotuner::score_and_advance(double rate) {
+void Autotuner::score_and_advance(double rate, double seconds) {
   if (phase_ == Phase::kWarmup) {
+    warmup_seconds_.push_back(seconds);
     if (--warmup_left_ > 0) return;
     // Every scored sample spans at least what the warm-up's took (their median: the first holds the job's start).
     // A slow cycle time's few cycles would otherwise cover one or two training steps, where the way a step's bytes
     // fall against the sample's ends decides the score more than the setting does (seen: 5 ms "won" by 40%).
     // HOROVOD_AUTOTUNE_MIN_SAMPLE_MS=0 turns extension off: a sample is then its cycles exactly.
-    const auto warmup_span = std::chrono::duration<double>(median(warmup_seconds_));
     if (min_sample_.count() > 0) {
+      const std::chrono::duration<double> warmup_span(median(warmup_seconds_));
       sample_floor_ = std::max<Clock::duration>(min_sample_, std::chrono::duration_cast<Clock::duration>(warmup_span));
     }
     return start_phase(Phase::kCycle);

@@ -73,7 +73,7 @@ class Autotuner {
     std::vector<double> samples;
     bool dropped = false;  // hopeless after its first sample: scored by it alone
   };
-  void score_and_advance(double bytes_per_s);  // rank 0
+  void score_and_advance(double bytes_per_s, double seconds);  // rank 0: one sample's rate and span
   void start_phase(Phase phase);                // the phase's points, minus those scored already; kDone when none
   void end_round();
   void score_phase();

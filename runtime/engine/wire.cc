@@ -1,6 +1,7 @@
 #include "runtime/engine/wire.h"
 
 #include <cstring>
+#include <span>
 #include <type_traits>
 
 #include "hvd/error.h"
@@ -17,13 +18,9 @@ class Writer {
     put(static_cast<std::uint32_t>(s.size()));
     out_.append(s);
   }
-  void put(const std::vector<std::int64_t>& v) {
+  void put(std::span<const std::int64_t> v) {  // a shape (hvd::Shape) or a vector of sizes
     put(static_cast<std::uint32_t>(v.size()));
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(std::int64_t));
-  }
-  void put(const Shape& s) {
-    put(static_cast<std::uint32_t>(s.size()));
-    out_.append(reinterpret_cast<const char*>(s.data()), s.size() * sizeof(std::int64_t));
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size_bytes());
   }
   std::string take() { return std::move(out_); }
 

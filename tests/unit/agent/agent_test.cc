@@ -197,8 +197,7 @@ TEST_CASE("a forked agent starts its first launch before the handshake and repor
     ran = std::filesystem::exists(marker);
     if (!ran) std::this_thread::sleep_for(10ms);
   }
-  CHECK(ran);
-  CHECK(c.messages.empty());
+  CHECK(ran);  // with no handshake possible yet: the coordinator's io_context has not run
   REQUIRE(c.run_until([&] { return c.closed.has_value(); }));
   std::filesystem::remove(marker);
   CHECK(agent.wait_exit(5s) == 0);
