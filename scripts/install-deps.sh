@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config help2man
   libssh-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libasio-dev nettle-dev libssl-dev doctest-dev zlib1g-dev
   openmpi-bin libopenmpi-dev
   openssh-client openssh-server iproute2 procps
