@@ -9,7 +9,7 @@ scripts/install-deps.sh
 scripts/build.sh -DHVD_FOR_TESTS=ON -DHVD_SKIP=
 scripts/test-gates.sh list build
 set +e
-(cd build && ctest --no-tests=error --output-on-failure --timeout 900 "$@") 2>&1 | tee build/ctest.out
+(cd build && ctest -j "${HVD_TEST_JOBS:-1}" --no-tests=error --output-on-failure --timeout 900 "$@") 2>&1 | tee build/ctest.out
 rc=${PIPESTATUS[0]}
 set -e
 scripts/test-gates.sh skips build || rc=1
