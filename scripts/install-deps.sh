@@ -13,6 +13,9 @@ packages=(
   python3-torch python3-dev pybind11-dev
 )
 
+# `install-deps.sh bench` adds what the benchmarks alone need (torchvision's resnet18 in bench-torch-ddp.sh).
+if [ "${1:-}" = bench ]; then packages+=(python3-torchvision); fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
