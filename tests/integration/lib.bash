@@ -80,6 +80,27 @@ wait_exit() {
   OUT="$(cat "$TEST_TMP/out" 2>/dev/null || true)"
 }
 
+# now_ms: milliseconds since the epoch, for bounds measured from an event.
+now_ms() { date +%s%3N; }
+
+# After a second Ctrl-C hvdrun waits up to 3 s for the agents' confirmations, then exits (README, "Stopping").
+# The tests allow 3 s more for a loaded 2-core machine: still below the --kill-grace 8 they run with and the 10 s
+# heartbeat timeout, so a hvdrun that waited out the grace or an unreachable agent fails.
+SECOND_SIGINT_BOUND_MS=6000
+
+# wait_none LIMIT_S WHAT COMMAND...: waits until COMMAND prints nothing (pgrep finds no process, ...), polling;
+# fails after LIMIT_S naming WHAT and what COMMAND still printed. Sets WAITED_MS.
+wait_none() {
+  local limit=$1 what=$2; shift 2
+  local start deadline=$((SECONDS + limit)) left
+  start=$(now_ms)
+  while left=$("$@" 2>/dev/null || true) && [ -n "$left" ]; do
+    [ $SECONDS -lt $deadline ] || fail "$what: still there after ${limit} s: $(echo $left)"
+    sleep 0.1
+  done
+  WAITED_MS=$(($(now_ms) - start))
+}
+
 # alive PID: true while the process exists and is not a zombie.
 # Agents of this build: exec'd hvd-agents, and local agents hvdrun forked without exec (named hvd-agent, with
 # hvdrun's command line); other jobs' agents on the machine do not count. Prints their pids; fails when none.
