@@ -97,10 +97,6 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
     current_ = {static_cast<std::size_t>(fusion), std::chrono::microseconds(cycle_us)};
     phase_ = static_cast<Phase>(phase);
   }
-  if (phase_ == Phase::kDone) {
-    spdlog::info("autotune: fusion threshold {} bytes, cycle time {} ms", current_.fusion_threshold,
-                 static_cast<double>(current_.cycle_time.count()) / 1000.0);
-  }
   steps_ = 0;
   if (extend) return current_;
   ++sample_index_;
