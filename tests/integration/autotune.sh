@@ -1,4 +1,4 @@
-# Autotune (README "Autotune"): `hvdrun --autotune --autotune-log-file F` makes rank 0 sample bytes/s over each
+# Autotune (docs/cpp-api.md "Autotune"): `hvdrun --autotune --autotune-log-file F` makes rank 0 sample bytes/s over each
 # candidate cycle time, then fusion threshold, write one CSV row per sample, choose the setting with the best median,
 # and every rank adopts the same choice; the engines then run the chosen setting (their fusion changes with it);
 # HOROVOD_AUTOTUNE=1 alone works too; a bad sample count stops init().

@@ -1,4 +1,4 @@
-# Timeline (README "Timeline"): `hvdrun --timeline-filename F --timeline-mark-cycles` makes every rank write a
+# Timeline (docs/cpp-api.md "Timeline"): `hvdrun --timeline-filename F --timeline-mark-cycles` makes every rank write a
 # Chrome trace (rank 0 F, rank 1 F's stem.1.json) with its own pid, negotiation and op spans and cycle marks;
 # the files are strict JSON even after the job is SIGKILLed mid-run; hvd::start_timeline/stop_timeline work at
 # run time; HOROVOD_TIMELINE_MAX_BYTES caps the file; an empty --timeline-filename is refused. Each rank's trace is
