@@ -29,6 +29,7 @@ pass "fails at attempt 0, succeeds at attempt 1: exit 0 after one restart"
 
 "$HVDRUN" -np 2 --max-restarts 5 --kill-grace 2 "$WORKER" hang >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
+background_job "$job"
 wait_lines 2 'pid=' 30
 kill -INT "$job"
 wait_exit "$job" 30

@@ -9,8 +9,7 @@ done_file="$TEST_TMP/probes_done"
 "$HVDRUN" -np 2 --verbose -- sh -c '"$0" secret; while [ ! -e "$1" ]; do sleep 0.1; done; echo finished' \
   "$WORKER" "$done_file" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
-BG_JOB=$job
-trap 'kill -KILL "$BG_JOB" 2>/dev/null || true; rm -rf "$TEST_TMP"' EXIT
+background_job "$job"
 deadline=$((SECONDS + 30))
 until grep -qE 'coordination server listening on [0-9.]+:[0-9]+' "$TEST_TMP/err" && [ "$(grep -c 'secret=' "$TEST_TMP/out")" -eq 2 ]; do
   [ $SECONDS -lt $deadline ] || fail "job did not start: $(cat "$TEST_TMP/err")"

@@ -7,6 +7,7 @@ start_job() {
   : >"$TEST_TMP/out"  # exists before the loop below reads it, whenever the job starts writing
   "$HVDRUN" -np "$1" --kill-grace 2 "$WORKER" hang >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   JOB_PID=$!
+  background_job "$JOB_PID"
   local deadline=$((SECONDS + 30))
   while [ "$(grep -c 'pid=' "$TEST_TMP/out" || true)" -lt "$1" ]; do
     [ $SECONDS -lt $deadline ] || fail "workers did not start: $(cat "$TEST_TMP/err")"
@@ -43,6 +44,7 @@ tag="93.$$"
 : >"$TEST_TMP/out"
 "$HVDRUN" -np 2 --kill-grace 8 sh -c "trap '' TERM INT; echo started; sleep $tag" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 JOB_PID=$!
+background_job "$JOB_PID"
 deadline=$((SECONDS + 30))
 until [ "$(grep -c started "$TEST_TMP/out" || true)" -ge 2 ] && [ "$(pgrep -fc "sleep $tag" || true)" -ge 2 ]; do
   [ $SECONDS -lt $deadline ] || fail "workers did not start: $(cat "$TEST_TMP/err")"

@@ -4,7 +4,20 @@ set -euo pipefail
 HVDRUN="$HVD_BIN/hvdrun"
 WORKER="$HVD_BIN/test_worker"
 TEST_TMP="$(mktemp -d)"
-trap 'rm -rf "$TEST_TMP"' EXIT
+# Background jobs a test started (hvdrun with its agents and workers, samplers): stopped at exit whatever the
+# outcome, so a failed check leaves nothing running. SIGTERM first (hvdrun stops its workers), SIGKILL after 10 s.
+BG_JOBS=()
+background_job() { BG_JOBS+=("$@"); }
+stop_background_jobs() {
+  local pid live=()
+  for pid in "${BG_JOBS[@]}"; do alive "$pid" && kill -TERM "$pid" 2>/dev/null && live+=("$pid"); done
+  local deadline=$((SECONDS + 10))
+  for pid in "${live[@]}"; do
+    while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+}
+trap 'stop_background_jobs; rm -rf "$TEST_TMP"' EXIT
 # Run inside a Slurm job, hvdrun would take its hosts from the allocation (and start agents with srun): the
 # tests describe their own hosts. The Slurm tests make their own allocations on the netns hosts.
 unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST
