@@ -17,7 +17,11 @@ stop_background_jobs() {
     kill -KILL "$pid" 2>/dev/null || true
   done
 }
-trap 'stop_background_jobs; rm -rf "$TEST_TMP"' EXIT
+# on_exit COMMAND: also run COMMAND at exit (e.g. kill what a failed check left outside the job).
+EXIT_HOOKS=()
+on_exit() { EXIT_HOOKS+=("$1"); }
+run_exit_hooks() { local hook; for hook in "${EXIT_HOOKS[@]}"; do eval "$hook" || true; done; }
+trap 'run_exit_hooks; stop_background_jobs; rm -rf "$TEST_TMP"' EXIT
 # Run inside a Slurm job, hvdrun would take its hosts from the allocation (and start agents with srun): the
 # tests describe their own hosts. The Slurm tests make their own allocations on the netns hosts.
 unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST
