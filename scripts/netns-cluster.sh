@@ -12,7 +12,8 @@
 #   netns-cluster.sh link HOST up|down    plug or pull HOST's cable (the bridge side of its veth)
 #   netns-cluster.sh sshd HOST start|stop start or stop HOST's sshd (running sessions survive a stop)
 #   netns-cluster.sh sshd HOST port P     restart HOST's sshd listening on port P only (the ssh config keeps
-#                                         Port 22, so only an explicit port reaches it: hvdrun -p P)
+#                                         Port 22, so only an explicit port reaches it: hvdrun -p P); known_hosts
+#                                         gets HOST's key for [HOST]:P too
 #
 # cgroup v2: `ip netns exec` mounts a fresh /sys, which hides this machine's cgroup mounts. Every process run for
 # a host mounts the cgroup2 hierarchy again on /sys/fs/cgroup in its private mount namespace (sshd too, so its
@@ -238,7 +239,10 @@ case $cmd in
   sshd)   [ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: sshd HOST start|stop|port P"; valid_host "$1"
           if [ "$2" = port ]; then
             [[ ${3:-} =~ ^[0-9]+$ ]] && (( $3 >= 1 && $3 <= 65535 )) || die "usage: sshd HOST port P (1..65535)"
-            sshd_stop "$1"; echo "$3" >"$STATE/$1/port"; write_sshd_config "$1"; sshd_start "$1"; exit 0
+            sshd_stop "$1"; echo "$3" >"$STATE/$1/port"; write_sshd_config "$1"; sshd_start "$1"
+            entry="[$1]:$3,[$(addr_of "$1")]:$3 $(cut -d' ' -f1,2 "$STATE/$1/ssh_host_ed25519_key.pub")"
+            [ "$3" -eq 22 ] || grep -qxF "$entry" "$STATE/known_hosts" || echo "$entry" >>"$STATE/known_hosts"
+            exit 0
           fi
           [ $# -eq 2 ] || die "usage: sshd HOST start|stop|port P"
           case $2 in start) sshd_start "$1" ;; stop) sshd_stop "$1" ;; *) die "usage: sshd HOST start|stop|port P" ;; esac ;;
