@@ -381,10 +381,10 @@ void ElasticJob::try_form() {
   const auto generation = membership_.try_form();
   if (!generation) return;
   if (generation->number > 0 && options_.reset_limit >= 0 && ++resets_ > options_.reset_limit) {
-    return fail_job(exit_code::kElastic, "hvdrun: the job would be reset a " + std::to_string(resets_) +
-                                             "th time, more than --reset-limit " +
+    return fail_job(exit_code::kElastic, "hvdrun: reset " + std::to_string(resets_) +
+                                             " of the job is more than --reset-limit " +
                                              std::to_string(options_.reset_limit) +
-                                             "; raise --reset-limit or fix what keeps failing");
+                                             " allows; raise --reset-limit or fix what keeps failing");
   }
   const auto now = std::chrono::steady_clock::now();
   std::map<std::string, int> per_host;
