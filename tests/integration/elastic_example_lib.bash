@@ -16,6 +16,7 @@ survive_one_kill() {
   : >"$TEST_TMP/out"
   "$HVDRUN" -H localhost:3 --min-np 2 "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   local job=$!
+  background_job "$job"
   wait_lines 3 "elastic start rank=[0-2] size=3" 60
   local start3 id0 victim survivors
   start3=$(grep -E "^\[[0-9]+\]<stdout>:elastic start rank=[0-2] size=3 " "$TEST_TMP/out")

@@ -16,6 +16,7 @@ chmod +x "$TEST_TMP/discover.sh"
 timeout -k 5 90 "$HVDRUN" -np 2 --min-np 2 --host-discovery-script "$TEST_TMP/discover.sh" \
   "$ELASTIC_WORKER" --steps $STEPS --commit-every 5 --step-ms 50 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
+background_job "$job"
 wait_lines 1 "\[0\]<stdout>:elastic_worker commit step=20 " 60
 touch "$TEST_TMP/grow"
 wait_exit "$job" 90

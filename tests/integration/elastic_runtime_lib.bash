@@ -15,6 +15,7 @@ start_driver() {
   if [ "${1:-}" = --host-per-worker ]; then hosts=(--host-per-worker); shift; fi
   timeout -k 5 90 "$DRIVER" --np "$np" "${hosts[@]}" -- "$ELASTIC_WORKER" "$@" >"$LOG" 2>"$TEST_TMP/driver.err" &
   TIMEOUT_PID=$!
+  background_job "$TIMEOUT_PID"
   wait_line "driver pid [0-9]+$" 10
   DRIVER_PID=$(sed -nE 's/.*driver pid ([0-9]+)$/\1/p' "$LOG")
 }

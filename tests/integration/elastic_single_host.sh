@@ -16,6 +16,7 @@ reference_checksum "$STEPS"
 "$HVDRUN" --prefix-timestamp -H localhost:3 --min-np 2 "$ELASTIC_WORKER" --steps "$STEPS" --commit-every 5 \
   --step-ms 40 --hold-rank 2 --hold-at-step 12 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 JOB=$!
+background_job "$JOB"
 # Rank 2 (slot localhost/2) is the victim: rank 0 stays one process, so its commit lines stay in order.
 wait_lines 1 "\[2\]<stdout>:elastic_worker holding step=12 rank=2 pid=[0-9]+$" 30
 pid=$(sed -nE 's/.*\[2\]<stdout>:elastic_worker holding step=12 rank=2 pid=([0-9]+)$/\1/p' "$TEST_TMP/out")
