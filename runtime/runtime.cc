@@ -10,6 +10,7 @@
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/elastic/elastic_backend.h"
+#include "runtime/uncaught_exception.h"
 
 namespace hvd::detail {
 namespace {
@@ -64,6 +65,7 @@ void Runtime::init_locked() {
   rt->comm_ = std::move(connection.comm);
   const Topology& topo = rt->comm_->topology();
   setup_logging_once(rt->config_, topo.rank);
+  install_uncaught_exception_handler(rt->config_.error_file, topo.rank);
   rt->engine_ = std::make_unique<Engine>(rt->config_, *rt->comm_);
   if (elastic) {
     Runtime* self = rt.get();

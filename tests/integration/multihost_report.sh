@@ -1,0 +1,40 @@
+# Root-cause report across hosts (netns cluster: hvdrun on h0, ranks 0-1 on h1, 2-3 on h2):
+#  - rank 3 on h2 throws an uncaught C++ exception: the root cause is rank 3 on h2, with its message, read by h2's
+#    agent from its error file; the ranks on h1 are consequences; exit 134;
+#  - h2's agent is SIGKILLed while rank 3 hangs and the others wait: the root cause is the lost host h2, its ranks
+#    were lost with it, and hvdrun keeps exit 4.
+source "$(dirname "$0")/multihost_lib.bash"
+source "$(dirname "$0")/report_lib.bash"
+
+h0_hvdrun 90 -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" throw 3
+expect_rc 134 "rank 3 on h2 throws"
+expect_root_cause "  rank 3 on h2 (pid "
+expect_reason "std::runtime_error: boom on rank 3: the loader found no shard 7"
+expect_json 'j["root_cause"]["host"]' h2
+expect_json 'j["root_cause"]["rank"]' 3
+expect_json '[(r["host"], r["role"]) for r in j["ranks"][:2]]' "[('h1', 'consequence'), ('h1', 'consequence')]"
+pass "an exception on rank 3 on h2 is the root cause, read from h2's error file; exit 134"
+
+h0_hvdrun_bg -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" stall 3
+wait_lines 4 'pid=' 60
+sleep 1
+agent=$(exe_pids_on "$AGENT" h2 | tail -n1)
+[ -n "$agent" ] || fail "no hvd-agent found on h2"
+kill -KILL "$agent"
+wait_exit "$JOB_PID" 40
+expect_rc 4 "h2's agent lost"
+expect_err "Root cause (first observed failure):" "summary"
+expect_reason "lost the agent on h2"
+expect_reason "rank 3 on h2"
+expect_json 'j["exit_code"]' 4
+expect_json 'j["root_cause"]["kind"]' host
+expect_json 'j["root_cause"]["host"]' h2
+expect_json '[r["state"] for r in j["ranks"]][2:]' "['lost', 'lost']"
+expect_json '[h["host"] for h in j["lost_hosts"]]' "['h2']"
+# h2's workers die with their agent (PR_SET_PDEATHSIG); h1's are stopped: nothing of the job may stay.
+deadline=$((SECONDS + 30))
+while [ -n "$(pids_on -F "$REPORT_WORKER" -- h1 h2)" ]; do
+  [ $SECONDS -lt $deadline ] || fail "report workers remain on h1 or h2"
+  sleep 0.2
+done
+pass "h2's agent SIGKILLed: the root cause is the lost host h2; exit 4"
