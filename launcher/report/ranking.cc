@@ -61,8 +61,10 @@ std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) 
     root.time_ms = witness.record->time_ms;
     if (!endings[i].is_cause_record()) {
       root.reason = witness.name + " failed because of it: " + witness.record->reason;
-      root.details = witness.record->details;
-      root.source = witness.record->source;
+      if (root.source != "stderr") {  // its own last lines say more than the witness's frames
+        root.details = witness.record->details;
+        root.source = witness.record->source;
+      }
     }
     return root;
   }

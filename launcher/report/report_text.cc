@@ -32,7 +32,7 @@ std::string root_lines(const RootCause& root, const Facts& f) {
   out += "  " + describe_rank(e) + " " + describe_ending(e);
   if (e.state == RankEnding::State::kExited) out += " at " + clock_time(e.time_ms);
   out += "\n";
-  if (root.inferred) out += "    (it did not fail itself; the other ranks failed waiting for it)\n";
+  if (root.inferred) out += "    (named by the ranks that failed because of it)\n";
   if (!root.reason.empty()) out += "    " + root.reason + "\n";
   if (root.source == "stderr") out += "    its last lines on stderr:\n";
   for (const auto& line : root.details) out += "      " + line + "\n";

@@ -1,6 +1,6 @@
 # Root-cause report: rank 1 of 3 calls exit(3) while the others wait in an allreduce; its exit shuts hvd down
-# under them. No exception to record: the reason is rank 1's last stderr lines. hvdrun exits 3 (rank 1's code),
-# naming rank 1, not rank 0 or 2 (whose exits may reach hvdrun first).
+# under them, and they exit 1 a second before rank 1's exit is over. No exception to record: the reason is rank
+# 1's last stderr lines. hvdrun exits 3 (rank 1's code), naming rank 1, not rank 0 or 2, whose exits came first.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/report_lib.bash"
 
@@ -16,6 +16,7 @@ expect_json 'j["root_cause"]["exit_code"]' 3
 expect_json 'j["root_cause"]["source"]' stderr
 expect_json '"rank 1: giving up (bad shard 7)" in j["root_cause"]["details"]' True
 expect_json '[r["role"] for r in j["ranks"]]' "['consequence', 'root cause', 'consequence']"
+expect_json 'j["ranks"][0]["time"] < j["ranks"][1]["time"]' True
 pass "exit 3 on rank 1 is the root cause with its last stderr line; exit 3"
 
 # Success: the report is written too.

@@ -2,7 +2,9 @@
 // does what MODE says while every other rank waits in allreduce 'wait' (catching hvd::Error, printing it and
 // exiting 1, as a careful C++ program does):
 //   throw CULPRIT            throws std::runtime_error("boom on rank R: ...") that nobody catches
-//   exit CULPRIT CODE        writes "rank R: giving up (bad shard 7)" to stderr and calls std::exit(CODE)
+//   exit CULPRIT CODE        writes "rank R: giving up (bad shard 7)" to stderr and calls std::exit(CODE); its
+//                            exit then takes 1 s more after hvd's shutdown (a checkpoint being flushed, SIGTERM
+//                            ignored meanwhile), so the ranks that fail because of it exit before it does
 //   segv CULPRIT             writes a line to stderr and dies of SIGSEGV
 //   sigkill CULPRIT          dies of SIGKILL
 //   stall CULPRIT            never submits 'wait': sleeps until stopped
@@ -26,6 +28,12 @@
 
 namespace {
 
+bool g_linger = false;  // exit mode's culprit: its exit lingers after hvd's own atexit shutdown
+
+void linger() {
+  if (g_linger) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 void allreduce(std::vector<float>& v, const char* name) {
   hvd::TensorView t{v.data(), hvd::DataType::kFloat32, {static_cast<std::int64_t>(v.size())}, {}};
   hvd::allreduce(t, t, {hvd::ReduceOp::kSum, 1, 1, name});
@@ -37,6 +45,8 @@ int culprit(const std::string& mode, int rank, int arg) {
   if (mode == "throw") throw std::runtime_error("boom on rank " + std::to_string(rank) + ": the loader found no shard 7");
   if (mode == "exit") {
     std::fprintf(stderr, "rank %d: giving up (bad shard 7)\n", rank);
+    ::signal(SIGTERM, SIG_IGN);
+    g_linger = true;
     std::exit(arg);
   }
   if (mode == "segv") {
@@ -82,6 +92,7 @@ int main(int argc, char** argv) {
   const int arg = argc > 3 ? std::atoi(argv[3]) : 0;
   std::printf("pid=%d\n", static_cast<int>(::getpid()));
   std::fflush(stdout);
+  std::atexit(linger);  // before hvd::init(): runs after hvd's own atexit shutdown
   hvd::init();
   const int rank = hvd::rank();
   std::vector<float> v(16, 1.0f);
