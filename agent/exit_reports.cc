@@ -23,8 +23,10 @@ bool ExitReports::make_dir() {
   std::error_code ec;
   std::string pattern = (std::filesystem::temp_directory_path(ec) / "hvd-records-XXXXXX").string();
   if (ec || !::mkdtemp(pattern.data())) {
-    spdlog::warn("cannot make a directory for the workers' error records in {}: {}; hvdrun's report will give "
-                 "their last stderr lines instead", pattern, ec ? ec.message() : std::strerror(errno));
+    spdlog::warn(
+        "cannot make a directory for the workers' error records in {}: {}; hvdrun's report will give "
+        "their last stderr lines instead",
+        pattern, ec ? ec.message() : std::strerror(errno));
     dir_ = "-";
     return false;
   }

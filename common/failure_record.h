@@ -33,11 +33,11 @@ struct FailureRecord {
 
 // An op some ranks wait in because others have not submitted it (the coordinator's oldest pending tensor).
 struct PendingOp {
-  std::string op;            // "allreduce"
-  std::string tensor;        // its name
-  std::vector<int> missing;  // the ranks that have not submitted it
-  std::int64_t since_ms = 0; // when the first rank submitted it
-  int others = 0;            // how many more tensors wait
+  std::string op;             // "allreduce"
+  std::string tensor;         // its name
+  std::vector<int> missing;   // the ranks that have not submitted it
+  std::int64_t since_ms = 0;  // when the first rank submitted it
+  int others = 0;             // how many more tensors wait
 };
 
 std::int64_t wall_clock_ms();

@@ -23,8 +23,7 @@ std::string current_type_name() {
   const std::type_info* type = abi::__cxa_current_exception_type();
   if (!type) return "an exception";
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(type->name(), nullptr, nullptr, &status),
-                                              std::free);
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(type->name(), nullptr, nullptr, &status), std::free);
   return status == 0 && name ? name.get() : type->name();
 }
 

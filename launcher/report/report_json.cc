@@ -39,8 +39,13 @@ json root_json(const RootCause& root, const Facts& f) {
   json j;
   if (root.host_loss) {
     const HostLoss& loss = f.losses[*root.host_loss];
-    j = {{"kind", "host"}, {"rank", nullptr}, {"host", loss.host}, {"pid", nullptr}, {"exit_code", nullptr},
-         {"signal", nullptr}, {"time", time_or_null(loss.time_ms)}};
+    j = {{"kind", "host"},
+         {"rank", nullptr},
+         {"host", loss.host},
+         {"pid", nullptr},
+         {"exit_code", nullptr},
+         {"signal", nullptr},
+         {"time", time_or_null(loss.time_ms)}};
   } else {
     j = ending_fields(f.endings[*root.rank]);
     j["kind"] = "rank";
@@ -83,8 +88,8 @@ std::string iso_time(std::int64_t ms) {
   struct tm utc {};
   gmtime_r(&seconds, &utc);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
-                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms % 1000));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms % 1000));
   return buf;
 }
 
@@ -93,7 +98,8 @@ json render_json(const Verdict& v, const Facts& f) {
   json ranks = json::array();
   for (std::size_t i = 0; i < f.endings.size(); ++i) ranks.push_back(rank_json(f.endings[i], v, i));
   json lost = json::array();
-  for (const auto& l : f.losses) lost.push_back({{"host", l.host}, {"reason", l.reason}, {"time", time_or_null(l.time_ms)}});
+  for (const auto& l : f.losses)
+    lost.push_back({{"host", l.host}, {"reason", l.reason}, {"time", time_or_null(l.time_ms)}});
   return {{"outcome", kOutcomes[static_cast<int>(v.outcome)]},
           {"exit_code", v.exit_code},
           {"signal", f.fate.signal ? json(signal_name(*f.fate.signal)) : json(nullptr)},

@@ -80,20 +80,24 @@ std::string clock_time(std::int64_t ms) {
 std::string render_text(const Verdict& v, const Facts& f) {
   if (v.outcome == Verdict::Outcome::kSucceeded) return "";
   std::string out = headline(v, f.fate) + "\n";
+  // Without a root cause (a hung job stopped from outside) the op the ranks wait in is the news: it comes first.
+  const std::string waiting = f.fate.pending ? pending_line(*f.fate.pending, f, wall_clock_ms()) : "";
   if (v.root) {
     out += root_lines(*v.root, f);
   } else if (v.outcome == Verdict::Outcome::kFailed) {
-    out += "Root cause: no rank failed on its own; they were stopped from outside the job (scancel, a signal to "
-           "an agent)\n";
+    out +=
+        "Root cause: no rank failed on its own; they were stopped from outside the job (scancel, a signal to "
+        "an agent)\n";
   }
-  if (!v.consequences.empty()) out += "Consequences:\n";
+  if (!v.root) out += waiting;
+  if (!v.consequences.empty()) out += v.root ? "Consequences:\n" : "Ranks:\n";
   for (std::size_t i = 0; i < v.consequences.size() && i < kConsequencesShown; ++i) {
     out += consequence_line(f.endings[v.consequences[i]]);
   }
   if (v.consequences.size() > kConsequencesShown) {
     out += "  ... and " + std::to_string(v.consequences.size() - kConsequencesShown) + " more\n";
   }
-  if (f.fate.pending) out += pending_line(*f.fate.pending, f, wall_clock_ms());
+  if (v.root) out += waiting;
   if (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }

@@ -210,34 +210,16 @@ std::exception_ptr Engine::shutdown_error() const {
 // The engine stopped because of `failure` or the coordinator's stop_reason_: a consequence of the ranks at fault,
 // a cause when this rank is the one a stall waited for, nothing for this rank's own shutdown or a reset.
 std::optional<FailureRecord> Engine::stop_record(const std::exception_ptr& failure) const {
-  FailureRecord r;
-  r.role = FailureRecord::Role::kConsequence;
-  r.source = "hvd";
-  r.time_ms = wall_clock_ms();
   if (!failure) return std::nullopt;
-  const bool by_coordinator = !stop_reason_.empty();
-  const bool mine = std::find(stop_blame_.begin(), stop_blame_.end(), topology_.rank) != stop_blame_.end();
-  if (by_coordinator) {
-    if (mine && !stop_stall_) return std::nullopt;
-    auto lines = last_lines(stop_reason_, 12);
-    if (mine) {
-      r.reason = "stall: this rank did not submit '" + stop_tensor_ + "', which the other ranks waited in";
-      r.details = lines;
-    } else {
-      r.reason = "hvd is shut down: " + (lines.empty() ? std::string() : lines.front());
-      r.details.assign(lines.begin() + (lines.empty() ? 0 : 1), lines.end());
-    }
-    if (mine) r.role = FailureRecord::Role::kCause;
-    for (auto b : stop_blame_) {
-      if (b != topology_.rank) r.blame.push_back(static_cast<int>(b));
-    }
-    r.tensor = stop_tensor_;
-    return r;
-  }
+  if (!stop_reason_.empty()) return coordinator_stop_record();
   try {
     std::rethrow_exception(failure);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kPeerLost || e.context().peer < 0 || e.context().peer == topology_.rank) return {};
+    FailureRecord r;
+    r.role = FailureRecord::Role::kConsequence;
+    r.source = "hvd";
+    r.time_ms = wall_clock_ms();
     r.reason = e.what();
     r.blame = {e.context().peer};
     r.tensor = e.context().tensor;
@@ -245,6 +227,34 @@ std::optional<FailureRecord> Engine::stop_record(const std::exception_ptr& failu
   } catch (...) {
   }
   return std::nullopt;
+}
+
+std::optional<FailureRecord> Engine::coordinator_stop_record() const {
+  const bool mine = std::find(stop_blame_.begin(), stop_blame_.end(), topology_.rank) != stop_blame_.end();
+  if (mine && !stop_stall_) return std::nullopt;  // this rank's own hvd::shutdown()
+  FailureRecord r;
+  r.role = mine ? FailureRecord::Role::kCause : FailureRecord::Role::kConsequence;
+  r.source = "hvd";
+  r.time_ms = wall_clock_ms();
+  r.tensor = stop_tensor_;
+  for (auto b : stop_blame_) {
+    if (b != topology_.rank) r.blame.push_back(static_cast<int>(b));
+  }
+  const auto lines = last_lines(stop_reason_, 12);
+  if (mine) {
+    r.reason = "stall: this rank did not submit '" + stop_tensor_ + "', which the other ranks waited in";
+    r.details = lines;
+    return r;
+  }
+  // "stalled ... shutting down:" reads on in its next line, the tensor and the ranks waited for.
+  std::size_t used = lines.empty() ? 0 : 1;
+  r.reason = "hvd is shut down: " + (lines.empty() ? std::string() : lines.front());
+  if (r.reason.ends_with(':') && lines.size() > 1) {
+    r.reason += " " + lines[1].substr(lines[1].find_first_not_of(' '));
+    ++used;
+  }
+  r.details.assign(lines.begin() + static_cast<std::ptrdiff_t>(used), lines.end());
+  return r;
 }
 
 // Rank 0 only, under HVD_ERROR_FILE: the op ranks wait in, written when it changes, for a hung job's report.

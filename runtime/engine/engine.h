@@ -114,6 +114,7 @@ class Engine final : public WaitDriver {
   // oldest pending op while ranks wait.
   std::exception_ptr shutdown_error() const;
   std::optional<FailureRecord> stop_record(const std::exception_ptr& failure) const;
+  std::optional<FailureRecord> coordinator_stop_record() const;
   void note_pending(Clock::time_point now);
 
   Config config_;

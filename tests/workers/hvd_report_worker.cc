@@ -42,7 +42,8 @@ void allreduce(std::vector<float>& v, const char* name) {
 // The culprit's part; returns the exit code (mismatch-caught), or never returns.
 int culprit(const std::string& mode, int rank, int arg) {
   std::vector<float> eight(8, 1.0f);
-  if (mode == "throw") throw std::runtime_error("boom on rank " + std::to_string(rank) + ": the loader found no shard 7");
+  if (mode == "throw")
+    throw std::runtime_error("boom on rank " + std::to_string(rank) + ": the loader found no shard 7");
   if (mode == "exit") {
     std::fprintf(stderr, "rank %d: giving up (bad shard 7)\n", rank);
     ::signal(SIGTERM, SIG_IGN);

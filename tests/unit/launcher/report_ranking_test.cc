@@ -1,8 +1,7 @@
-#include "launcher/report/ranking.h"
-
 #include <doctest/doctest.h>
 
 #include "launcher/report/job_report.h"
+#include "launcher/report/ranking.h"
 
 using hvd::FailureRecord;
 using namespace hvd::launcher::report;
@@ -122,9 +121,17 @@ TEST_CASE("JobReport reads the agent's exit frame and renders text and JSON") {
   report.add_rank(0, "rank 0", "h1");
   report.add_rank(1, "rank 1", "h2");
   report.started(1, 4242);
-  report.exited(0, {{"type", "exit"}, {"rank", 0}, {"pid", 41}, {"code", 1}, {"time_ms", 1000},
+  report.exited(0, {{"type", "exit"},
+                    {"rank", 0},
+                    {"pid", 41},
+                    {"code", 1},
+                    {"time_ms", 1000},
                     {"record", {{"role", "consequence"}, {"reason", "hvd is shut down"}, {"blame", {1}}}}});
-  report.exited(1, {{"type", "exit"}, {"rank", 1}, {"pid", 4242}, {"code", 5}, {"time_ms", 2000},
+  report.exited(1, {{"type", "exit"},
+                    {"rank", 1},
+                    {"pid", 4242},
+                    {"code", 5},
+                    {"time_ms", 2000},
                     {"stderr_tail", {"loading shard 7", "fatal: shard 7 is corrupt"}}});
   report.failed(1, "hvdrun: rank 0 on h1 (pid 41) exited with code 1");
   CHECK(report.verdict().exit_code == 5);
