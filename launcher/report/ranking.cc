@@ -138,8 +138,11 @@ Verdict judge(const std::vector<RankEnding>& endings, const std::vector<HostLoss
   if (elastic && fate.first_code == 0 && !fate.signal) v.outcome = Verdict::Outcome::kSucceeded;
   v.root = first_cause(endings, losses);
   v.exit_code = elastic ? fate.first_code : exit_code_of(v.root, endings, fate);
+  const std::string lost_root = v.root && v.root->host_loss ? losses[*v.root->host_loss].host : "";
   for (std::size_t i = 0; i < endings.size(); ++i) {
     if (v.root && v.root->rank == i) continue;
+    // The root cause's lost host lists its ranks itself.
+    if (endings[i].state == RankEnding::State::kLost && endings[i].host == lost_root) continue;
     if (endings[i].failed() || endings[i].stopped) v.consequences.push_back(i);
   }
   std::stable_sort(v.consequences.begin(), v.consequences.end(),

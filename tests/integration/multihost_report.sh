@@ -23,6 +23,7 @@ agent=$(exe_pids_on "$AGENT" h2 | tail -n1)
 kill -KILL "$agent"
 wait_exit "$JOB_PID" 40
 expect_rc 4 "h2's agent lost"
+sed -n '/^hvdrun: the job/,$p' <<<"$ERR"  # the summary, for the log
 expect_err "Root cause (first observed failure):" "summary"
 expect_reason "lost the agent on h2"
 expect_reason "rank 3 on h2"
