@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hvd::launcher::report {
@@ -79,6 +80,10 @@ std::string clock_time(std::int64_t ms) {
 
 std::string render_text(const Verdict& v, const Facts& f) {
   if (v.outcome == Verdict::Outcome::kSucceeded) return "";
+  // A job that never ran a rank (bad input found late, agents that did not start) has said all in its one line.
+  const bool ran = std::any_of(f.endings.begin(), f.endings.end(),
+                               [](const RankEnding& e) { return e.pid > 0 || e.state != RankEnding::State::kRunning; });
+  if (!v.root && !ran && !f.fate.pending) return "";
   std::string out = headline(v, f.fate) + "\n";
   // Without a root cause (a hung job stopped from outside) the op the ranks wait in is the news: it comes first.
   const std::string waiting = f.fate.pending ? pending_line(*f.fate.pending, f, wall_clock_ms()) : "";
