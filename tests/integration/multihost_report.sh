@@ -39,3 +39,18 @@ while [ -n "$(pids_on -F "$REPORT_WORKER" -- h1 h2)" ]; do
   sleep 0.2
 done
 pass "h2's agent SIGKILLed: the root cause is the lost host h2; exit 4"
+
+# h2's cable pulled while the ranks wait: no connection closes, the agent heartbeat finds it (10 s); the root cause
+# is the lost host h2 all the same, exit 4.
+h0_hvdrun_bg -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" stall 3
+wait_lines 4 'pid=' 60
+sleep 1
+"$NETNS" link h2 down
+wait_exit "$JOB_PID" 40
+"$NETNS" link h2 up
+expect_rc 4 "h2's link down"
+expect_reason "lost the agent on h2 (no heartbeat for 10 s)"
+expect_json 'j["root_cause"]["kind"]' host
+expect_json 'j["root_cause"]["host"]' h2
+expect_json '[r["state"] for r in j["ranks"]][2:]' "['lost', 'lost']"
+pass "h2's cable pulled: the root cause is the lost host h2 (no heartbeat); exit 4"
