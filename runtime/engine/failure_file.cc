@@ -31,12 +31,14 @@ void record_uncaught(const std::string& path, int rank, FailureRecord record, co
     if (hvd_error) {
       auto old = read_record(path);
       const int peer = hvd_error->context().peer;
-      if (old && old->role == FailureRecord::Role::kConsequence) {
+      if (peer >= 0 && peer == rank) {
+        // This rank is the one at fault (a mismatch's odd one out): a cause, whatever came before.
+      } else if (old && old->role == FailureRecord::Role::kConsequence) {
         record.role = FailureRecord::Role::kConsequence;
         record.blame = old->blame;
         record.time_ms = old->time_ms;
         if (record.tensor.empty()) record.tensor = old->tensor;
-      } else if (peer >= 0 && peer != rank) {
+      } else if (peer >= 0) {
         record.role = FailureRecord::Role::kConsequence;
         record.blame = {peer};
       }

@@ -58,11 +58,13 @@ def _as_consequence(path, entry, error, rank):
     except (OSError, ValueError):
         old = None
     peer = getattr(error, "peer", -1)
-    if isinstance(old, dict) and old.get("role") == "consequence":
+    if peer is not None and peer >= 0 and peer == rank:
+        pass  # this rank is the one at fault (a mismatch's odd one out): a cause
+    elif isinstance(old, dict) and old.get("role") == "consequence":
         entry.update(role="consequence", blame=old.get("blame", []), time_ms=old.get("time_ms", entry["time_ms"]))
         if old.get("tensor"):
             entry["tensor"] = old["tensor"]
-    elif peer is not None and peer >= 0 and peer != rank:
+    elif peer is not None and peer >= 0:
         entry.update(role="consequence", blame=[peer])
     if getattr(error, "tensor", "") and "tensor" not in entry:
         entry["tensor"] = error.tensor
