@@ -1,5 +1,6 @@
 #include "agent/exit_reports.h"
 
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -18,10 +19,32 @@ ExitReports::~ExitReports() {
   std::filesystem::remove_all(dir_, ec);
 }
 
+namespace {
+
+// Directories of agents that died without removing theirs (SIGKILL, a node's end): "hvd-records-<pid>-XXXXXX"
+// whose agent is gone.
+void sweep_stale(const std::filesystem::path& tmp) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("hvd-records-")) continue;
+    const auto dash = name.find('-', 12);
+    const std::string pid_text = name.substr(12, dash == std::string::npos ? 0 : dash - 12);
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
 bool ExitReports::make_dir() {
   if (!dir_.empty()) return dir_ != "-";
   std::error_code ec;
-  std::string pattern = (std::filesystem::temp_directory_path(ec) / "hvd-records-XXXXXX").string();
+  const auto tmp = std::filesystem::temp_directory_path(ec);
+  sweep_stale(tmp);
+  std::string pattern = (tmp / ("hvd-records-" + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (ec || !::mkdtemp(pattern.data())) {
     spdlog::warn(
         "cannot make a directory for the workers' error records in {}: {}; hvdrun's report will give "

@@ -3,8 +3,9 @@
 // own), the record its libhvd, hvd.torch or torch's @record left (common/failure_record.h), the coordinator's
 // pending op, and its last stderr lines, the reason of last resort.
 // Contract: each worker gets HVD_ERROR_FILE and TORCHELASTIC_ERROR_FILE in a directory of this agent's own (mode
-// 0700, removed with this object); a worker's files are read once at its exit and removed, so a worker started
-// again under the same id never reports its predecessor's record.
+// 0700, removed with this object; one left by an agent that was killed is removed by the next agent); a worker's files
+// are read once at its exit and removed, so a worker started again under the same id never reports its predecessor's
+// record.
 #pragma once
 
 #include <deque>
