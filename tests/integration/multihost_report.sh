@@ -1,10 +1,15 @@
 # Root-cause report across hosts (netns cluster: hvdrun on h0, ranks 0-1 on h1, 2-3 on h2):
+#  - rank 2 on h2 raises a Python exception while the others wait (when hvd.torch is built): the root cause is
+#    rank 2 on h2 with the exception and its frames; exit 1;
 #  - rank 3 on h2 throws an uncaught C++ exception: the root cause is rank 3 on h2, with its message, read by h2's
 #    agent from its error file; the ranks on h1 are consequences; exit 134;
 #  - h2's agent is SIGKILLed while rank 3 hangs and the others wait: the root cause is the lost host h2, its ranks
 #    were lost with it, and hvdrun keeps exit 4.
 source "$(dirname "$0")/multihost_lib.bash"
 source "$(dirname "$0")/report_lib.bash"
+PY=/usr/bin/python3
+PYDIR="$HVD_BIN/../python"
+TESTS_PY="$HVD_SOURCE/tests/python"
 
 h0_hvdrun 90 -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" throw 3
 expect_rc 134 "rank 3 on h2 throws"
@@ -14,6 +19,19 @@ expect_json 'j["root_cause"]["host"]' h2
 expect_json 'j["root_cause"]["rank"]' 3
 expect_json '[(r["host"], r["role"]) for r in j["ranks"][:2]]' "[('h1', 'consequence'), ('h1', 'consequence')]"
 pass "an exception on rank 3 on h2 is the root cause, read from h2's error file; exit 134"
+
+if ls "$PYDIR"/hvd/torch/_C*.so >/dev/null 2>&1; then
+  h0_hvdrun 120 -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" -x PYTHONPATH="$PYDIR" -x OMP_NUM_THREADS=1 \
+    "$PY" "$TESTS_PY/report_failures.py" raise 2
+  expect_rc 1 "rank 2 on h2 raises"
+  expect_root_cause "  rank 2 on h2 (pid "
+  expect_reason "RuntimeError: boom on rank 2"
+  expect_reason "in load_batch"
+  expect_json 'j["root_cause"]["host"]' h2
+  expect_json 'j["root_cause"]["source"]' python
+  expect_json '[r["role"] for r in j["ranks"]]' "['consequence', 'consequence', 'root cause', 'consequence']"
+  pass "a Python exception on rank 2 on h2 is the root cause; exit 1"
+fi
 
 h0_hvdrun_bg -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" stall 3
 wait_lines 4 'pid=' 60
