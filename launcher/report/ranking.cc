@@ -143,10 +143,15 @@ Verdict judge(const std::vector<RankEnding>& endings, const std::vector<HostLoss
     if (v.root && v.root->rank == i) continue;
     // The root cause's lost host lists its ranks itself.
     if (endings[i].state == RankEnding::State::kLost && endings[i].host == lost_root) continue;
-    if (endings[i].failed() || endings[i].stopped) v.consequences.push_back(i);
+    if (is_cause(endings[i])) {
+      v.other_causes.push_back(i);
+    } else if (endings[i].failed() || endings[i].stopped) {
+      v.consequences.push_back(i);
+    }
   }
-  std::stable_sort(v.consequences.begin(), v.consequences.end(),
-                   [&](std::size_t a, std::size_t b) { return endings[a].time_ms < endings[b].time_ms; });
+  auto by_time = [&](std::size_t a, std::size_t b) { return failure_time(endings[a]) < failure_time(endings[b]); };
+  std::stable_sort(v.other_causes.begin(), v.other_causes.end(), by_time);
+  std::stable_sort(v.consequences.begin(), v.consequences.end(), by_time);
   return v;
 }
 

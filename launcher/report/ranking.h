@@ -35,7 +35,8 @@ struct Verdict {
   Outcome outcome = Outcome::kSucceeded;
   int exit_code = 0;
   std::optional<RootCause> root;
-  std::vector<std::size_t> consequences;  // into the endings: failed or stopped ranks but the root, in time order
+  std::vector<std::size_t> other_causes;  // into the endings: later ranks that failed on their own, in time order
+  std::vector<std::size_t> consequences;  // into the endings: the other failed or stopped ranks, in time order
 };
 
 Verdict judge(const std::vector<RankEnding>& endings, const std::vector<HostLoss>& losses, const JobFate& fate,

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hvd::launcher::report {
@@ -62,8 +63,13 @@ json rank_json(const RankEnding& e, const Verdict& v, std::size_t index) {
   json j = ending_fields(e);
   j["state"] = state_of(e);
   const bool is_root = v.root && v.root->rank == index;
-  const bool is_consequence = std::find(v.consequences.begin(), v.consequences.end(), index) != v.consequences.end();
-  j["role"] = is_root ? json("root cause") : is_consequence ? json("consequence") : json(nullptr);
+  auto in = [index](const std::vector<std::size_t>& list) {
+    return std::find(list.begin(), list.end(), index) != list.end();
+  };
+  j["role"] = is_root              ? json("root cause")
+              : in(v.other_causes) ? json("cause")
+              : in(v.consequences) ? json("consequence")
+                                   : json(nullptr);
   j["reason"] = e.record ? json(e.record->reason) : json(nullptr);
   j["blame"] = e.is_consequence() ? json(e.record->blame) : json::array();
   return j;

@@ -4,7 +4,8 @@
 //    "root_cause": null | {"kind": "rank"|"host", "rank", "host", "pid", "exit_code", "signal", "time",
 //                          "inferred", "reason", "details": [...], "source"},
 //    "ranks": [{"rank", "host", "pid", "state": "ok"|"failed"|"stopped"|"running"|"lost"|"not started",
-//               "role": "root cause"|"consequence"|null, "exit_code", "signal", "time", "reason", "blame": [...]}],
+//               "role": "root cause"|"cause"|"consequence"|null, "exit_code", "signal", "time", "reason", "blame":
+//               [...]}],
 //    "lost_hosts": [{"host", "reason", "time"}],
 //    "waiting": null | {"op", "tensor", "since", "missing": [{"rank", "host", "pid"}]}}
 // Times are ISO 8601 UTC with milliseconds; absent values are null.

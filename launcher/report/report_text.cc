@@ -46,6 +46,15 @@ std::string consequence_line(const RankEnding& e) {
   return line + "\n";
 }
 
+std::string rank_lines(const std::vector<std::size_t>& ranks, const Facts& f) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size() && i < kConsequencesShown; ++i) out += consequence_line(f.endings[ranks[i]]);
+  if (ranks.size() > kConsequencesShown) {
+    out += "  ... and " + std::to_string(ranks.size() - kConsequencesShown) + " more\n";
+  }
+  return out;
+}
+
 std::string pending_line(const PendingOp& p, const Facts& f, std::int64_t now_ms) {
   std::string out = "Waiting when the job ended: " + p.op + " '" + p.tensor + "' for " +
                     std::to_string((now_ms - p.since_ms) / 1000) + " s, missing ";
@@ -95,13 +104,8 @@ std::string render_text(const Verdict& v, const Facts& f) {
         "an agent)\n";
   }
   if (!v.root) out += waiting;
-  if (!v.consequences.empty()) out += v.root ? "Consequences:\n" : "Ranks:\n";
-  for (std::size_t i = 0; i < v.consequences.size() && i < kConsequencesShown; ++i) {
-    out += consequence_line(f.endings[v.consequences[i]]);
-  }
-  if (v.consequences.size() > kConsequencesShown) {
-    out += "  ... and " + std::to_string(v.consequences.size() - kConsequencesShown) + " more\n";
-  }
+  if (!v.other_causes.empty()) out += "Later failures of their own:\n" + rank_lines(v.other_causes, f);
+  if (!v.consequences.empty()) out += (v.root ? "Consequences:\n" : "Ranks:\n") + rank_lines(v.consequences, f);
   if (v.root) out += waiting;
   if (!out.empty() && out.back() == '\n') out.pop_back();
   return out;

@@ -15,6 +15,8 @@ expect_json 'j["root_cause"]["rank"]' 2
 expect_json 'j["root_cause"]["exit_code"]' 7
 expect_json 'j["exit_code"]' 7
 expect_json 'j["ranks"][1]["reason"]' "RuntimeError: boom on rank 1"
+expect_json 'j["ranks"][1]["role"]' cause
+expect_err "Later failures of their own:" "summary"
 expect_json 'min(j["ranks"][0]["time"], j["ranks"][1]["time"]) < j["ranks"][2]["time"]' True
 expect_json 'j["root_cause"]["time"] < j["ranks"][1]["time"]' True
 pass "of two failures the earlier one (rank 2) is the root cause, though rank 1 exited first; exit 7"
