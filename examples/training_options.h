@@ -16,7 +16,7 @@ struct TrainingOptions {
   int batch_size = 64;
   int test_batch_size = 1000;
   double lr = 0.01;
-  double momentum = 0.9;  // Horovod's MNIST example uses 0.5; Fashion-MNIST needs 0.9 (see README)
+  double momentum = 0.9;  // Horovod's MNIST example uses 0.5; Fashion-MNIST needs 0.9 (see docs/cpp-api.md)
   std::uint64_t seed = 42;
   int log_interval = 10;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";

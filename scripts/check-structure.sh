@@ -6,7 +6,7 @@
 # runtime's variables on top of it). Elsewhere in hvd's own code: no getenv, no unchecked C parsing (atoi, atol,
 # strtol, ...), and no std::sto* on a line that reads the environment.
 #
-# Rule 2: includes point down the layers, never up (README, "Architecture"):
+# Rule 2: includes point down the layers, never up (docs/architecture.md, "Layers"):
 #   common <- store <- comm <- engine <- api <- glue (runtime/torch, python)
 # and the programs launcher/ and agent/ use only common and store (and their own folder, not each other's), but
 # for agent/agent_main.h: the agent's one entry point, which hvdrun runs in the local agent it forks without exec.

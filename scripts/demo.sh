@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's first command: installs what is missing, builds hvd, trains Horovod's MNIST network on
+# The README's first command: installs what is missing, builds what the demo runs, trains Horovod's MNIST network on
 # Fashion-MNIST with two ranks for one epoch on this machine, and prints the final test accuracy.
 # Extra arguments go to train_fashion_mnist (e.g. `scripts/demo.sh --epochs 3`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+# Only what the demo runs: the launcher, the agent it starts, and the example (which pulls in libhvd and hvd_torch).
+# The tests, benchmarks and the Python package are built by scripts/test.sh or scripts/build.sh.
+BUILD_TARGETS="hvdrun hvd-agent train_fashion_mnist" scripts/build.sh
 if [ ! -x build/bin/train_fashion_mnist ]; then
   echo "demo: build/bin/train_fashion_mnist was not built (is libtorch-dev installed? see cmake's output)" >&2
   exit 1

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config help2man
   libssh-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libasio-dev nettle-dev libssl-dev doctest-dev zlib1g-dev
   openmpi-bin libopenmpi-dev
   openssh-client openssh-server iproute2 procps
@@ -12,6 +12,9 @@ packages=(
   libtorch-dev dataset-fashion-mnist
   python3-torch python3-dev pybind11-dev
 )
+
+# `install-deps.sh bench` adds what the benchmarks alone need (torchvision's resnet18 in bench-torch-ddp.sh).
+if [ "${1:-}" = bench ]; then packages+=(python3-torchvision); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,6 +11,14 @@
 #                                         caller's pid is CMD's pid (signals reach it directly)
 #   netns-cluster.sh link HOST up|down    plug or pull HOST's cable (the bridge side of its veth)
 #   netns-cluster.sh sshd HOST start|stop start or stop HOST's sshd (running sessions survive a stop)
+#   netns-cluster.sh sshd HOST port P     restart HOST's sshd listening on port P only (the ssh config keeps
+#                                         Port 22, so only an explicit port reaches it: hvdrun -p P); known_hosts
+#                                         gets HOST's key for [HOST]:P too
+#
+# cgroup v2: `ip netns exec` mounts a fresh /sys, which hides this machine's cgroup mounts. Every process run for
+# a host mounts the cgroup2 hierarchy again on /sys/fs/cgroup in its private mount namespace (sshd too, so its
+# sessions have it), so the agents there give their workers a cgroup and kill it at teardown, as on a real host.
+# With HVD_NETNS_NO_CGROUP=1 in the environment of `exec` or `sshd HOST start` that host runs without it.
 #
 # Hostnames: every process run for hX starts in a fresh UTS namespace (`unshare --uts`) whose hostname is set
 # to hX; sshd is started that way, so every session it forks inherits it. A UTS namespace dies with its last
@@ -40,10 +48,17 @@ valid_host() {
   [[ $1 =~ ^h[0-9]+$ ]] && (( ${1#h} <= $(count) )) || die "unknown host '$1' (the cluster has h0..h$(count))"
 }
 
-# Runs a command in HOST's network namespace and /etc/hosts, with hostname HOST.
+# Runs a command in HOST's network namespace and /etc/hosts, with hostname HOST and cgroup v2 at /sys/fs/cgroup
+# (unless HVD_NETNS_NO_CGROUP is set).
 in_host() {
   local host=$1; shift
-  exec ip netns exec "$host" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
+  exec ip netns exec "$host" unshare --uts sh -c '
+    hostname "$0" || exit 1
+    if [ -z "${HVD_NETNS_NO_CGROUP:-}" ] && [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
+      mount -t cgroup2 cgroup2 /sys/fs/cgroup ||
+        { echo "netns-cluster: cannot mount cgroup2 on /sys/fs/cgroup for $0" >&2; exit 1; }
+    fi
+    exec "$@"' "$host" "$@"
 }
 
 sshd_pid() {  # prints the pid of HOST's sshd listener when it runs
@@ -76,7 +91,7 @@ write_sshd_config() {
   local host=$1 dir="$STATE/$1"
   cat >"$dir/sshd_config" <<EOF
 ListenAddress $(addr_of "$host")
-Port 22
+Port $(cat "$dir/port" 2>/dev/null || echo 22)
 HostKey $dir/ssh_host_ed25519_key
 PidFile $dir/sshd.pid
 AuthorizedKeysFile $STATE/authorized_keys
@@ -221,7 +236,15 @@ case $cmd in
           in_host "$@" ;;
   link)   [ $# -eq 2 ] && [[ $2 == up || $2 == down ]] || die "usage: link HOST up|down"; valid_host "$1"
           ip -n $BRIDGE_NS link set "v$1" "$2" ;;
-  sshd)   [ $# -eq 2 ] || die "usage: sshd HOST start|stop"; valid_host "$1"
-          case $2 in start) sshd_start "$1" ;; stop) sshd_stop "$1" ;; *) die "usage: sshd HOST start|stop" ;; esac ;;
-  *)      sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  sshd)   [ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: sshd HOST start|stop|port P"; valid_host "$1"
+          if [ "$2" = port ]; then
+            [[ ${3:-} =~ ^[0-9]+$ ]] && (( $3 >= 1 && $3 <= 65535 )) || die "usage: sshd HOST port P (1..65535)"
+            sshd_stop "$1"; echo "$3" >"$STATE/$1/port"; write_sshd_config "$1"; sshd_start "$1"
+            entry="[$1]:$3,[$(addr_of "$1")]:$3 $(cut -d' ' -f1,2 "$STATE/$1/ssh_host_ed25519_key.pub")"
+            [ "$3" -eq 22 ] || grep -qxF "$entry" "$STATE/known_hosts" || echo "$entry" >>"$STATE/known_hosts"
+            exit 0
+          fi
+          [ $# -eq 2 ] || die "usage: sshd HOST start|stop|port P"
+          case $2 in start) sshd_start "$1" ;; stop) sshd_stop "$1" ;; *) die "usage: sshd HOST start|stop|port P" ;; esac ;;
+  *)      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -65,8 +65,9 @@ CONF
 }
 
 # `ip netns exec` remounts /sys for the namespace without the cgroup tree, whose plugin slurmd loads at start;
-# this shell command mounts it again, as this machine has it (v2, or one v1 hierarchy per controller), in that
-# private mount namespace.
+# this shell command mounts it again, as this machine has it (v2, or one v1 hierarchy per controller and v2 at
+# unified/ when it has that too, for the agents' workers), in that private mount namespace. slurmd is started with
+# HVD_NETNS_NO_CGROUP, so netns-cluster.sh's own cgroup2 mount does not lie hidden under these.
 mount_cgroups() {
   if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
     echo "mount -t cgroup2 cgroup2 /sys/fs/cgroup"
@@ -78,6 +79,8 @@ mount_cgroups() {
   done
   [ -d /sys/fs/cgroup/systemd ] &&
     line+=" && mkdir /sys/fs/cgroup/systemd && mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd"
+  [ "$(stat -fc %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ] &&
+    line+=" && mkdir /sys/fs/cgroup/unified && mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified"
   echo "$line"
 }
 
@@ -100,7 +103,7 @@ cluster_up() {
   pid_alive "$DIR/slurmctld.pid" || in_host h0 slurmctld -c
   for ((i = 1; i <= n; i++)); do
     mkdir -p "$DIR/h$i/spool"
-    pid_alive "$DIR/h$i/slurmd.pid" || in_host "h$i" sh -c "$(mount_cgroups) && exec slurmd -N h$i"
+    pid_alive "$DIR/h$i/slurmd.pid" || HVD_NETNS_NO_CGROUP=1 in_host "h$i" sh -c "$(mount_cgroups) && exec slurmd -N h$i"
   done
   local deadline=$((SECONDS + 60)) idle
   while :; do

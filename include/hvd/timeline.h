@@ -1,5 +1,5 @@
 // Timeline at run time (Horovod's hvd.start_timeline / stop_timeline): every rank records its negotiation and
-// op phases as a Chrome trace, rank 0 to `file`, rank r to "<stem>.<r><ext>" (README "Timeline"). Not
+// op phases as a Chrome trace, rank 0 to `file`, rank r to "<stem>.<r><ext>" (docs/cpp-api.md "Timeline"). Not
 // collective: each rank starts and stops its own; HOROVOD_TIMELINE starts one at init().
 #pragma once
 

@@ -15,6 +15,7 @@
 #include "common/env.h"
 #include "common/error.h"
 #include "launcher/cli/flag_values.h"
+#include "launcher/cli/version.h"
 #include "launcher/plan/plan.h"
 #include "launcher/cli/shell_words.h"
 #include "launcher/slurm/slurm_env.h"
@@ -339,7 +340,7 @@ std::variant<LaunchOptions, ExitNow> parse_command_line(int argc, const char* co
   } catch (const CLI::ParseError& e) {
     throw UsageError(one_line(e.what()) + "; see hvdrun --help");
   }
-  if (raw.version) return ExitNow{0, "hvdrun " HVD_VERSION "\n"};
+  if (raw.version) return ExitNow{0, kVersionText};
   options.command = take_command(app.remaining(), argc, argv);
   resolve(options, raw, app, environ_);
   return options;

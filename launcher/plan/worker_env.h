@@ -22,7 +22,7 @@ inline constexpr std::array<std::string_view, 13> kReservedEnv = {
     "HOROVOD_ELASTIC",    "HVD_WORKER_ID",    "HVD_ELASTIC_TIMEOUT"};
 
 // What remote workers inherit from hvdrun's environment: exact names, and prefixes ending in '*'.
-// The README documents this list; keep them in step.
+// docs/hvdrun.md ("Many hosts") documents this list; keep them in step.
 inline constexpr std::array<std::string_view, 16> kForwardedEnv = {
     "PATH",   "LD_LIBRARY_PATH", "LANG",  "LANGUAGE", "LC_*",    "TZ",     "HOROVOD_*", "HVD_*",
     "NCCL_*", "OMP_*",           "MKL_*", "CUDA_*",   "PYTHON*", "GLOO_*", "UCX_*",     "TORCH_*"};

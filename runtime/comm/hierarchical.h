@@ -16,9 +16,11 @@ class HierarchicalCommunicator : public TcpCommunicator {
   HierarchicalCommunicator(Topology topology, std::unique_ptr<TcpMesh> mesh, std::unique_ptr<ShmCommunicator> local,
                            std::vector<int> leaders);
   void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
+  // The mesh first: the op that the shared-memory abort wakes records its failure on the mesh (guarded), and a mesh
+  // not yet aborted would take it for a lost peer, so a later call would fail kPeerLost instead of kMembership.
   void abort(const std::string& reason) noexcept override {
-    local_->abort(reason);
     TcpCommunicator::abort(reason);
+    local_->abort(reason);
   }
 
  private:

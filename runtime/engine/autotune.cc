@@ -27,8 +27,9 @@ double median(std::vector<double> v) {  // of a point's samples: at least one
 
 }  // namespace
 
-Autotuner::Autotuner(const Config& config, int rank)
+Autotuner::Autotuner(const Config& config, int rank, Now now)
     : rank_(rank),
+      now_(std::move(now)),
       warmup_samples_(config.autotune_warmup_samples),
       samples_per_point_(config.autotune_samples_per_point),
       steps_per_sample_(config.autotune_steps_per_sample),
@@ -38,7 +39,8 @@ Autotuner::Autotuner(const Config& config, int rank)
       // The warm-up runs the first candidate: the configured cycle time may be the slowest setting of all.
       current_{config.fusion_threshold, config.autotune ? kCycleCandidates[0] : config.cycle_time},
       best_(current_),
-      warmup_left_(config.autotune_warmup_samples) {
+      warmup_left_(config.autotune_warmup_samples),
+      sample_start_(now_()) {
   if (!config.autotune || rank_ != 0 || config.autotune_log.empty()) return;
   log_.open(config.autotune_log, std::ios::trunc);
   if (!log_) {
@@ -69,7 +71,7 @@ int Autotuner::cycles_per_sample() const {
 }
 
 const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
-  const auto now = Clock::now();
+  const auto now = now_();
   const double seconds = std::chrono::duration<double>(now - sample_start_).count();
   const double rate = seconds > 0 ? static_cast<double>(bytes_) / seconds : 0;
   std::string decision;
@@ -95,15 +97,11 @@ const TunedParams& Autotuner::agree(const Broadcast& broadcast) {
     current_ = {static_cast<std::size_t>(fusion), std::chrono::microseconds(cycle_us)};
     phase_ = static_cast<Phase>(phase);
   }
-  if (phase_ == Phase::kDone) {
-    spdlog::info("autotune: fusion threshold {} bytes, cycle time {} ms", current_.fusion_threshold,
-                 static_cast<double>(current_.cycle_time.count()) / 1000.0);
-  }
   steps_ = 0;
   if (extend) return current_;
   ++sample_index_;
   bytes_ = 0;
-  sample_start_ = Clock::now();  // the broadcast is not part of the next sample
+  sample_start_ = now_();  // the broadcast is not part of the next sample
   return current_;
 }
 

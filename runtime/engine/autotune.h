@@ -43,8 +43,10 @@ class Autotuner {
   using Clock = std::chrono::steady_clock;
   // Broadcasts rank 0's string to every rank (the engine passes its communicator's broadcast_from_root).
   using Broadcast = std::function<std::string(const std::string& from_root)>;
+  // What a sample's span is measured with: the steady clock; a test passes its own to score samples exactly.
+  using Now = std::function<Clock::time_point()>;
 
-  Autotuner(const Config& config, int rank);
+  Autotuner(const Config& config, int rank, Now now = [] { return Clock::now(); });
   bool tuning() const { return phase_ != Phase::kDone; }
   const TunedParams& params() const { return current_; }
 
@@ -83,6 +85,7 @@ class Autotuner {
   void log_row(int sample, Phase phase, const TunedParams& p, std::size_t bytes, double seconds, double rate);
 
   const int rank_;
+  const Now now_;
   const int warmup_samples_, samples_per_point_, steps_per_sample_;
   const std::chrono::milliseconds min_sample_;
   Clock::duration sample_floor_;        // a sample is extended until it spans this: min_sample_, then the warm-up's
@@ -98,7 +101,7 @@ class Autotuner {
   int warmup_left_;
   int steps_ = 0;
   std::size_t bytes_ = 0;
-  Clock::time_point sample_start_ = Clock::now();
+  Clock::time_point sample_start_;
   int sample_index_ = 0;
   std::ofstream log_;
 };

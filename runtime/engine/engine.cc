@@ -308,6 +308,12 @@ void Engine::tune(bool executed, Clock::time_point end) {
       autotune_.agree([&](const std::string& s) { return data_plane([&] { return comm_.broadcast_from_root(s); }); });
   set_fusion_threshold(p.fusion_threshold);
   set_cycle_time(std::chrono::duration_cast<std::chrono::microseconds>(p.cycle_time));
+  // The choice as this engine now runs it, read back from the values its cycles use (not from the tuner), so the
+  // line tells that the setting took effect: tests/integration/autotune.sh compares it with the log's final row.
+  if (!autotune_.tuning()) {
+    spdlog::info("autotune: fusion threshold {} bytes, cycle time {} ms", fusion_threshold_.load(),
+                 static_cast<double>(cycle_time_us_.load()) / 1000.0);
+  }
 }
 
 // Sorts the new requests: a cache hit waits in pending_hits_ for the vote; the rest go to the next negotiation.

@@ -48,6 +48,7 @@ void Timeline::start(const std::string& path, bool mark_cycles) {
   std::lock_guard lock(mutex_);
   file_ = std::move(file);
   mark_cycles_ = mark_cycles;
+  started_ = Clock::now();
   requested_.clear();
   // Metadata first, so a viewer names the rank's process and tracks however little follows.
   const std::string process = "rank " + std::to_string(rank_);
@@ -78,7 +79,7 @@ void Timeline::requested(const std::string& tensor, Clock::time_point when) {
 void Timeline::op(const Response& r, Clock::time_point start, Clock::time_point end) {
   if (!enabled()) return;
   std::lock_guard lock(mutex_);
-  if (!file_) return;
+  if (!file_ || start < started_) return;
   const char* type = name_of(r.type);
   // Negotiation: from the first of its tensors this rank asked for until the op could run on every rank.
   Clock::time_point first = start;
@@ -114,7 +115,7 @@ void Timeline::op(const Response& r, Clock::time_point start, Clock::time_point 
 void Timeline::cycle(Clock::time_point start, Clock::time_point end, bool full_negotiation) {
   if (!enabled()) return;
   std::lock_guard lock(mutex_);
-  if (!file_) return;
+  if (!file_ || start < started_) return;
   if (full_negotiation) {
     write(nlohmann::json{{"name", "negotiate"},
                          {"cat", "cycle"},

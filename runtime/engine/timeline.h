@@ -51,6 +51,9 @@ class Timeline {
   std::mutex mutex_;  // guards everything below
   std::unique_ptr<TimelineFile> file_;
   bool mark_cycles_ = false;
+  // When start() opened the file: an op or cycle that began earlier is not recorded (an op's handle completes
+  // before its event is written, so an op done before start_timeline() returned could otherwise land in the file).
+  Clock::time_point started_;
   std::unordered_map<std::string, Clock::time_point> requested_;  // tensor -> when this rank asked for it
 };
 

@@ -12,16 +12,20 @@ expect_err "rank 2 on localhost (pid " "exit message"
 expect_err "exited with code 7" "exit message"
 pass "rank 2's code 7 is hvdrun's code"
 
-# Rank 1 crashes while the others hang: the job ends promptly with 128+SIGSEGV and nothing left running.
+# Rank 1 crashes once ranks 0 and 2 hang (each printed its pid): the job ends promptly with 128+SIGSEGV and
+# nothing left running.
 start=$SECONDS
-run_hvdrun 60 -np 3 --kill-grace 2 "$WORKER" crash 1
+run_hvdrun 60 -np 3 --kill-grace 2 "$WORKER" crash 1 "$TEST_TMP"
 expect_rc 139 "crash"
-expect_err "killed by SIGSEGV" "crash message"
+expect_err "hvdrun: rank 1 on localhost (pid " "crash message"
+expect_err ") was killed by SIGSEGV" "crash message"
 [ $((SECONDS - start)) -lt 30 ] || fail "crash took $((SECONDS - start))s to end the job"
-for pid in $(grep -oE 'pid=[0-9]+' <<<"$OUT" | cut -d= -f2); do
+hanging=$(grep -oE '^\[[02]\]<stdout>:pid=[0-9]+$' <<<"$OUT" | cut -d= -f2 || true)
+[ "$(wc -w <<<"$hanging")" -eq 2 ] || { echo "$OUT"; fail "expected the pids of ranks 0 and 2, got: $hanging"; }
+for pid in $hanging; do
   alive "$pid" && fail "worker pid $pid survived the crash teardown"
 done
-pass "SIGSEGV of one rank while others hang -> 139, others stopped"
+pass "SIGSEGV of one rank while ranks 0 and 2 hang -> 139, both stopped"
 
 # A worker that ignores SIGTERM is SIGKILLed after the grace period.
 start=$SECONDS

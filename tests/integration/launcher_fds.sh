@@ -16,8 +16,12 @@ cloexec_violations() {
   done
 }
 
-"$HVDRUN" -np 2 -- sh -c 'ls /proc/$$/fd; echo listed; sleep 5' >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+# The workers stay until the checks are done (the file appears).
+done_file="$TEST_TMP/checked"
+"$HVDRUN" -np 2 -- sh -c 'ls /proc/$$/fd; echo listed; while [ ! -e "$0" ]; do sleep 0.1; done' "$done_file" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
+background_job "$job"
 wait_lines 2 'listed' 30
 agent=$(pgrep -P "$job" -x hvd-agent)
 [ -n "$agent" ] || fail "no hvd-agent child of hvdrun"
@@ -40,5 +44,6 @@ for rank in 0 1; do
 done
 pass "each worker holds only 0, 1 and 2"
 
+touch "$done_file"
 wait_exit "$job" 30
 [ "$RC" -eq 0 ] || fail "the job failed: exit $RC: $ERR"

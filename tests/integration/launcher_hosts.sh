@@ -38,7 +38,6 @@ expect_rc 2 "-H localhost:1,127.0.0.1:1"
 expect_err "'localhost' and '127.0.0.1' reach the same machine" "localhost twice"
 expect_err "list it once with all its slots (localhost:2)" "localhost twice"
 [ -z "$OUT" ] || fail "a worker ran before the refusal: $OUT"
-sleep 0.5
 this_build_agents >/dev/null && fail "an agent is left after the refusal"
 run_hvdrun 30 -H localhost:2 "$WORKER" env
 expect_rc 0 "-H localhost:2"

@@ -3,9 +3,11 @@
 # stopped by SIGINT is not restarted; --launcher slurm outside an allocation is refused.
 source "$(dirname "$0")/lib.bash"
 
-# Rank 1 ends first (exit 0), so its line is in before rank 0's exit 3 stops the attempt.
+# Rank 1 ends first (exit 0, after its line and a marker file), so its line is in before rank 0's exit 3 stops the
+# attempt: rank 0 waits for the marker.
 run_hvdrun 60 -np 2 --max-restarts 2 sh -c \
-  'echo "attempt=$HOROVOD_RESTART_ATTEMPT"; [ "$HOROVOD_RANK" = 1 ] && exit 0; sleep 1; exit 3'
+  'echo "attempt=$HOROVOD_RESTART_ATTEMPT"; m="$0/rank1.$HOROVOD_RESTART_ATTEMPT"
+   [ "$HOROVOD_RANK" = 1 ] && { touch "$m"; exit 0; }; while [ ! -e "$m" ]; do sleep 0.05; done; exit 3' "$TEST_TMP"
 expect_rc 3 "always failing, --max-restarts 2"
 for a in 0 1 2; do
   [ "$(grep -c "<stdout>:attempt=$a$" <<<"$OUT")" -eq 2 ] || { echo "$OUT"; fail "attempt $a did not run both ranks"; }
@@ -15,7 +17,7 @@ expect_err "the job failed (exit 3); restarting it from the start, attempt 3 of 
 expect_err "the job failed (exit 3) after 2 restarts; no restarts left (--max-restarts 2)" "final message"
 pass "exit 3 three times with --max-restarts 2: attempts 0, 1, 2 ran, hvdrun exits 3"
 
-run_hvdrun 60 -np 2 --max-restarts 3 -- "$WORKER" crash 1
+run_hvdrun 60 -np 2 --max-restarts 3 -- "$WORKER" crash 1 "$TEST_TMP"
 expect_rc 139 "--max-restarts 3 with a crash every time"
 [ "$(grep -c 'restarting it from the start' <<<"$ERR")" -eq 3 ] || { echo "$ERR"; fail "a crash was not restarted 3 times"; }
 pass "SIGSEGV restarted 3 times, then exit 139"
@@ -27,6 +29,7 @@ pass "fails at attempt 0, succeeds at attempt 1: exit 0 after one restart"
 
 "$HVDRUN" -np 2 --max-restarts 5 --kill-grace 2 "$WORKER" hang >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 job=$!
+background_job "$job"
 wait_lines 2 'pid=' 30
 kill -INT "$job"
 wait_exit "$job" 30

@@ -4,7 +4,24 @@ set -euo pipefail
 HVDRUN="$HVD_BIN/hvdrun"
 WORKER="$HVD_BIN/test_worker"
 TEST_TMP="$(mktemp -d)"
-trap 'rm -rf "$TEST_TMP"' EXIT
+# Background jobs a test started (hvdrun with its agents and workers, samplers): stopped at exit whatever the
+# outcome, so a failed check leaves nothing running. SIGTERM first (hvdrun stops its workers), SIGKILL after 10 s.
+BG_JOBS=()
+background_job() { BG_JOBS+=("$@"); }
+stop_background_jobs() {
+  local pid live=()
+  for pid in "${BG_JOBS[@]}"; do alive "$pid" && kill -TERM "$pid" 2>/dev/null && live+=("$pid"); done
+  local deadline=$((SECONDS + 10))
+  for pid in "${live[@]}"; do
+    while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+}
+# on_exit COMMAND: also run COMMAND at exit (e.g. kill what a failed check left outside the job).
+EXIT_HOOKS=()
+on_exit() { EXIT_HOOKS+=("$1"); }
+run_exit_hooks() { local hook; for hook in "${EXIT_HOOKS[@]}"; do eval "$hook" || true; done; }
+trap 'run_exit_hooks; stop_background_jobs; rm -rf "$TEST_TMP"' EXIT
 # Run inside a Slurm job, hvdrun would take its hosts from the allocation (and start agents with srun): the
 # tests describe their own hosts. The Slurm tests make their own allocations on the netns hosts.
 unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST
@@ -78,6 +95,27 @@ wait_exit() {
   ELAPSED=$((SECONDS - start))
   ERR="$(cat "$TEST_TMP/err" 2>/dev/null || true)"
   OUT="$(cat "$TEST_TMP/out" 2>/dev/null || true)"
+}
+
+# now_ms: milliseconds since the epoch, for bounds measured from an event.
+now_ms() { date +%s%3N; }
+
+# After a second Ctrl-C hvdrun waits up to 3 s for the agents' confirmations, then exits (README, "Stopping").
+# The tests allow 3 s more for a loaded 2-core machine: still below the --kill-grace 8 they run with and the 10 s
+# heartbeat timeout, so a hvdrun that waited out the grace or an unreachable agent fails.
+SECOND_SIGINT_BOUND_MS=6000
+
+# wait_none LIMIT_S WHAT COMMAND...: waits until COMMAND prints nothing (pgrep finds no process, ...), polling;
+# fails after LIMIT_S naming WHAT and what COMMAND still printed. Sets WAITED_MS.
+wait_none() {
+  local limit=$1 what=$2; shift 2
+  local start deadline=$((SECONDS + limit)) left
+  start=$(now_ms)
+  while left=$("$@" 2>/dev/null || true) && [ -n "$left" ]; do
+    [ $SECONDS -lt $deadline ] || fail "$what: still there after ${limit} s: $(echo $left)"
+    sleep 0.1
+  done
+  WAITED_MS=$(($(now_ms) - start))
 }
 
 # alive PID: true while the process exists and is not a zombie.

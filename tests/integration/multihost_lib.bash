@@ -17,7 +17,7 @@ unshare --net true 2>/dev/null || skip "cannot create network namespaces here (u
 
 exec 8>/run/lock/hvd-multihost-tests.lock
 flock -w 300 8 || fail "another multi-host test held the cluster lock for 300 s"
-trap 'kill_background; "$NETNS" down || true; rm -rf "$TEST_TMP"' EXIT
+trap 'run_exit_hooks; kill_background; stop_background_jobs; "$NETNS" down || true; rm -rf "$TEST_TMP"' EXIT
 # MULTIHOST_HOSTS (set before sourcing): how many hosts besides h0; 2 unless a test needs more.
 "$NETNS" up "${MULTIHOST_HOSTS:-2}" >"$TEST_TMP/up.log" 2>&1 ||
   { cat "$TEST_TMP/up.log"; fail "netns-cluster.sh up ${MULTIHOST_HOSTS:-2} failed"; }

@@ -1,6 +1,6 @@
 # Shared by launcher_output_flow.sh and multihost_output_flow.sh (sourced, not run): a job whose stdout is read
 # late by a slow reader must end 0 with every byte delivered, and hvdrun's and the agents' peak resident memory
-# must stay under the documented bound (README, "Output and flow control").
+# must stay under the documented bound (docs/hvdrun.md, "Output and flow control").
 RSS_BOUND_KB=$((32 * 1024))
 
 # peak_rss_watch OUTFILE PID...: samples VmHWM (the peak) of each PID until it exits; the last value per PID

@@ -4,7 +4,8 @@
   the script catches it and the next collective works.
 - Local misuse (non-contiguous or complex tensor, a tensor on an unsupported device, a bad op) raises at once.
 - synchronize() gives the GIL back while it waits: another Python thread keeps running.
-- A CUDA tensor where there is no GPU fails with a clear message; start_timeline says what to do instead.
+- A CUDA tensor where there is no GPU fails with a clear message.
+- start_timeline/stop_timeline work: every rank writes its own trace of the op between them.
 Prints `errors ok` on success.
 """
 
@@ -31,26 +32,32 @@ def expect(exc_type, fn, *needles):
     raise AssertionError(f"expected {exc_type.__name__} containing {needles}, nothing was raised")
 
 
-def check_timeline(rank):
-    """Where libhvd has a run-time timeline, start/stop writes rank 0's trace; elsewhere both say what to do."""
-    from hvd.torch import _C
-    if not hasattr(_C, "start_timeline"):
-        expect(NotImplementedError, lambda: hvd.start_timeline("/tmp/t.json"), "HOROVOD_TIMELINE")
-        expect(NotImplementedError, hvd.stop_timeline, "HOROVOD_TIMELINE")
-        return
+def check_timeline(rank, size):
+    """start_timeline/stop_timeline work from Python on every rank: each rank writes its own strict-JSON trace (rank
+    0 the path, rank r <stem>.<r><ext>) as its process "rank r", with the op that ran between them, and nothing
+    after stop_timeline. Rank 0 reads every rank's file."""
     path = os.path.join(tempfile.gettempdir(), f"hvd_python_timeline_{os.getppid()}.json")
+    stem, ext = os.path.splitext(path)
+    files = [path] + [f"{stem}.{r}{ext}" for r in range(1, size)]
     hvd.start_timeline(path)
     hvd.allreduce(torch.ones(2), name="timeline.op")
+    # An op's handle completes before the engine writes its event: the barrier, a later cycle, gets timeline.op's
+    # events into the file before it closes (barrier events are not checked).
+    hvd.barrier()
     hvd.stop_timeline()
+    hvd.allreduce(torch.ones(2), name="timeline.after_stop")
     hvd.barrier()
     if rank == 0:
-        with open(path) as f:
-            json.load(f)
-        os.remove(path)
-    else:  # each other rank wrote <stem>.<rank><ext>
-        stem, ext = os.path.splitext(path)
-        if os.path.exists(f"{stem}.{rank}{ext}"):
-            os.remove(f"{stem}.{rank}{ext}")
+        for r, file in enumerate(files):
+            with open(file) as f:
+                events = json.load(f)
+            assert all(e.get("pid") == r for e in events), f"{file}: an event of another pid than rank {r}"
+            assert {"name": f"rank {r}"} in [e["args"] for e in events if e["name"] == "process_name"], \
+                f"{file}: the process is not named 'rank {r}'"
+            ops = [e["args"]["tensors"] for e in events if e["name"] == "allreduce"]
+            assert ops == [["timeline.op"]], f"{file}: allreduce events {ops}, expected timeline.op alone"
+    hvd.barrier()  # every rank's file was read before any is removed
+    os.remove(files[rank])
 
 
 def main():
@@ -78,7 +85,7 @@ def main():
     expect(hvd.HorovodInternalError, lambda: hvd.allreduce(torch.ones(2, device="meta")), "meta")
     expect(ValueError, lambda: hvd.allreduce(torch.ones(2), op="sum"), "op='sum'")
     expect(ValueError, lambda: hvd.reducescatter(torch.ones(2), op=hvd.Max), "reducescatter")
-    check_timeline(rank)
+    check_timeline(rank, size)
     expect(NotImplementedError, lambda: hvd.allreduce(torch.ones(1), process_set=hvd.ProcessSet()), "process_set")
 
     # The GIL is free while synchronize() waits for the last rank, which comes 1.5 s late.

@@ -3,16 +3,24 @@
 //   spam LINES BYTES         write LINES numbered lines of BYTES payload to stdout and stderr, then an
 //                            unterminated last line
 //   exit RANK CODE           rank RANK exits with CODE, every other rank exits 0
-//   crash RANK               rank RANK dies of SIGSEGV, every other rank hangs
+//   crash RANK DIR           rank RANK dies of SIGSEGV once every other rank hangs: each of them prints its pid,
+//                            then creates DIR/started.<attempt>.<rank>, which rank RANK waits for (exit 65 when
+//                            they have not all appeared within 60 s); DIR is shared by the hosts of the job
+//   fail RANK CODE DIR       the same, but rank RANK exits with CODE
 //   hang                     print "pid=<pid>" and sleep until killed
 //   secret                   print whether HVD_SECRET is set, and its value
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -26,10 +34,45 @@ const char* env_str(const char* name) {
   return v ? v : "(unset)";
 }
 
-[[noreturn]] void hang() {
+void print_pid() {
   std::printf("pid=%d\n", static_cast<int>(::getpid()));
   std::fflush(stdout);
+}
+
+[[noreturn]] void hang() {
+  print_pid();
   for (;;) ::pause();
+}
+
+// The marker a hanging rank of `crash` leaves in DIR once its pid line is out; one set per restart attempt.
+std::filesystem::path started_marker(const std::string& dir, int rank) {
+  const int attempt = std::max(0, env_int("HOROVOD_RESTART_ATTEMPT"));
+  return std::filesystem::path(dir) / ("started." + std::to_string(attempt) + "." + std::to_string(rank));
+}
+
+// Rank `crasher` raises SIGSEGV (code < 0) or exits with `code` once every other rank hangs (its marker exists);
+// the others hang.
+int fail_once_others_hang(int crasher, const std::string& dir, int code) {
+  const int rank = env_int("HOROVOD_RANK"), size = env_int("HOROVOD_SIZE");
+  if (rank != crasher) {
+    print_pid();
+    std::ofstream(started_marker(dir, rank)).put('\n');
+    for (;;) ::pause();
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int r = 0; r < size; ++r) {
+    while (r != crasher && !std::filesystem::exists(started_marker(dir, r))) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "test_worker: rank %d did not start within 60 s (no %s)\n", r,
+                     started_marker(dir, r).c_str());
+        return 65;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  if (code >= 0) return code;
+  ::raise(SIGSEGV);
+  return 0;
 }
 
 int spam(long lines, long bytes) {
@@ -47,7 +90,7 @@ int spam(long lines, long bytes) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: test_worker env|spam|exit|crash|hang|secret ...\n");
+    std::fprintf(stderr, "usage: test_worker env|spam|exit|crash|fail|hang|secret ...\n");
     return 64;
   }
   const std::string mode = argv[1];
@@ -61,12 +104,8 @@ int main(int argc, char** argv) {
   }
   if (mode == "spam" && argc == 4) return spam(std::atol(argv[2]), std::atol(argv[3]));
   if (mode == "exit" && argc == 4) return rank == std::atoi(argv[2]) ? std::atoi(argv[3]) : 0;
-  if (mode == "crash" && argc == 3) {
-    if (rank != std::atoi(argv[2])) hang();
-    ::usleep(300'000);  // let the others start hanging first
-    ::raise(SIGSEGV);
-    return 0;
-  }
+  if (mode == "crash" && argc == 4) return fail_once_others_hang(std::atoi(argv[2]), argv[3], -1);
+  if (mode == "fail" && argc == 5) return fail_once_others_hang(std::atoi(argv[2]), argv[4], std::atoi(argv[3]));
   if (mode == "hang") hang();
   if (mode == "secret") {
     std::printf("secret=%s\n", env_str("HVD_SECRET"));

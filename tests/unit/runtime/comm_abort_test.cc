@@ -2,10 +2,15 @@
 // a peer that is alive but silent (it never enters the op, like a host gone without closing its sockets) fails
 // with ErrorKind::kMembership at once, and so does every later call; over shared memory, TCP and both.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <latch>
+#include <string>
 #include <thread>
 
 #include "hvd/error.h"
@@ -15,25 +20,63 @@ using namespace hvd;
 using namespace std::chrono_literals;
 
 namespace {
-// Rank 0 allreduces and is aborted 100 ms in; the other ranks stay silent until it has failed.
+
+// The scheduler state of thread `tid` of this process, from /proc (R running, S sleeping, D uninterruptible).
+char thread_state(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');  // the name in parentheses may hold spaces
+  return close != std::string::npos && close + 2 < line.size() ? line[close + 2] : '?';
+}
+
+// Rank 0 allreduces; once its thread sleeps in the kernel inside the op (the shared memory wait spins first, then
+// sleeps on a futex; TCP sleeps in poll), it is really blocked on its silent peers, and another thread aborts it.
+// Aborted earlier, the op would fail at its first check and the wake-up of a blocked wait would go untested.
+// The other ranks stay silent until rank 0 has failed.
 void check_abort_unblocks(const test::Job& job) {
   std::latch rank0_done(1);
-  std::atomic<bool> membership{false}, later_membership{false};
-  std::atomic<long long> waited_ms{0};
+  std::atomic<bool> membership{false}, later_membership{false}, blocked{false}, returned{false};
+  std::atomic<long long> waited_ms{-1};
   test::run_ranks(job, [&](detail::Communicator& comm, int rank) {
     if (rank != 0) return rank0_done.wait();
+    const pid_t tid = ::gettid();
+    std::atomic<bool> in_op{false};
+    std::atomic<std::chrono::steady_clock::time_point> aborted_at{};
     std::jthread watcher([&] {
-      std::this_thread::sleep_for(100ms);
+      in_op.wait(false);
+      const auto give_up = std::chrono::steady_clock::now() + 20s;
+      while (std::chrono::steady_clock::now() < give_up) {
+        const char state = thread_state(tid);
+        if (state == 'S' || state == 'D') {
+          blocked = true;
+          break;
+        }
+        std::this_thread::sleep_for(1ms);  // polling /proc: the state change has no notification
+      }
+      aborted_at = std::chrono::steady_clock::now();
       comm.abort("hvdrun is re-forming the job (test)");
+      // An abort that leaves the op blocked would hang this test (the peers wait for rank 0): fail it instead.
+      const auto limit = std::chrono::steady_clock::now() + 30s;
+      while (!returned.load() && std::chrono::steady_clock::now() < limit) std::this_thread::sleep_for(10ms);
+      if (!returned.load()) {
+        std::fprintf(stderr, "FAIL: the allreduce blocked on a silent peer did not return within 30 s of abort()\n");
+        std::_Exit(1);
+      }
     });
     std::vector<float> data(1024, 1.0f);
-    const auto start = std::chrono::steady_clock::now();
+    in_op = true;
+    in_op.notify_one();
     try {
       comm.allreduce(data.data(), data.size(), DataType::kFloat32, ReduceOp::kSum);
     } catch (const Error& e) {
       membership = e.kind() == ErrorKind::kMembership && std::string(e.what()).find("(test)") != std::string::npos;
     }
-    waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    returned = true;
+    const auto now = std::chrono::steady_clock::now();
+    if (const auto at = aborted_at.load(); at != std::chrono::steady_clock::time_point{}) {
+      waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - at).count();
+    }
     try {
       comm.barrier();
     } catch (const Error& e) {
@@ -41,8 +84,10 @@ void check_abort_unblocks(const test::Job& job) {
     }
     rank0_done.count_down();
   });
+  CHECK_MESSAGE(blocked, "rank 0's thread never slept inside the allreduce within 20 s");
   CHECK(membership);
   CHECK(later_membership);
+  CHECK(waited_ms >= 0);  // it returned after the abort, not on its own before it
   CHECK(waited_ms < 5000);
 }
 }  // namespace

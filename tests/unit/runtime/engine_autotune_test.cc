@@ -28,7 +28,9 @@ Response allreduce_of(std::int64_t floats) {
 
 // Runs rank 0's search alone (the broadcast hands rank 0's decision back) on a workload whose bytes per sample
 // are 100x larger under winner's threshold and 10x more under its cycle time; returns every setting sampled.
-std::vector<TunedParams> search(Autotuner& tuner, const TunedParams& winner) {
+// Every cycle takes exactly 200 us of `now`, the tuner's clock: the scores are the workload's alone, so a loaded
+// machine, where a preempted sample can score under half the best and lose its later samples, changes no count.
+std::vector<TunedParams> search(Autotuner& tuner, Autotuner::Clock::time_point& now, const TunedParams& winner) {
   std::vector<TunedParams> sampled;
   const Autotuner::Broadcast identity = [](const std::string& s) { return s; };
   for (int guard = 0; tuner.tuning() && guard < 1000; ++guard) {
@@ -36,8 +38,8 @@ std::vector<TunedParams> search(Autotuner& tuner, const TunedParams& winner) {
     const auto& p = tuner.params();
     tuner.executed(allreduce_of(1'000 * (p.fusion_threshold == winner.fusion_threshold ? 100 : 1) *
                                 (p.cycle_time == winner.cycle_time ? 10 : 1)));
-    std::this_thread::sleep_for(std::chrono::microseconds(200));  // every sample takes about as long
-    if (tuner.cycle_end(true, Autotuner::Clock::now())) tuner.agree(identity);
+    now += std::chrono::microseconds(200);  // every sample takes as long
+    if (tuner.cycle_end(true, now)) tuner.agree(identity);
   }
   return sampled;
 }
@@ -50,9 +52,10 @@ TEST_CASE("autotune: cycle times, then thresholds; hopeless points get one sampl
                                                   {"HOROVOD_AUTOTUNE_WARMUP_SAMPLES", "2"},
                                                   {"HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", "0"}}));
   REQUIRE(config.autotune);
-  Autotuner tuner(config, 0);
+  Autotuner::Clock::time_point now{std::chrono::hours(1)};
+  Autotuner tuner(config, 0, [&] { return now; });
   const TunedParams winner{8u << 20, std::chrono::microseconds(0)};
-  auto sampled = search(tuner, winner);
+  auto sampled = search(tuner, now, winner);
   CHECK_FALSE(tuner.tuning());
   CHECK(tuner.params() == winner);
   auto samples_of = [&](const TunedParams& p) { return std::count(sampled.begin() + 2, sampled.end(), p); };
