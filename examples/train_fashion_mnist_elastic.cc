@@ -8,7 +8,9 @@
 // batch) plus the samples of this epoch the whole job has trained on: each step takes the next batch-size x size
 // samples of the epoch's order, one batch per rank, so after a change of size the rest of the epoch is shared by
 // the ranks there are now and no sample is seen twice. A reset callback keeps the learning rate at lr x size.
-// It also runs as a static job. --max-steps and --checksum (each rank prints a hash of its parameters) for tests.
+// It also runs as a static job. --max-steps and --checksum for tests: each rank prints a hash of its parameters at
+// the end and after each (re)start's sync ("elastic synced ..."), rank 0 at each commit ("elastic commit ..."), so
+// a test can see that a reset went back to the committed parameters.
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -68,9 +70,22 @@ int run(const Options& o) {
   state.track("steps", steps);
   state.on_reset([&] { set_lr(sgd, o.lr * hvd::size()); });
 
+  const auto commit = [&] {
+    if (o.checksum && hvd::rank() == 0) {
+      std::printf("elastic commit steps=%lld checksum=%016llx\n", static_cast<long long>(steps),
+                  static_cast<unsigned long long>(fashion_mnist::parameter_checksum(model)));
+      std::fflush(stdout);
+    }
+    state.commit();
+  };
+
   hvd::elastic::run(state, [&] {
     std::printf("elastic start rank=%d size=%d epoch=%lld steps=%lld pid=%d\n", hvd::rank(), hvd::size(),
                 static_cast<long long>(state.epoch), static_cast<long long>(steps), static_cast<int>(getpid()));
+    if (o.checksum) {
+      std::printf("elastic synced rank=%d size=%d steps=%lld checksum=%016llx\n", hvd::rank(), hvd::size(),
+                  static_cast<long long>(steps), static_cast<unsigned long long>(fashion_mnist::parameter_checksum(model)));
+    }
     std::fflush(stdout);
     while (state.epoch < o.epochs && steps != o.max_steps) {
       model->train();
@@ -88,13 +103,14 @@ int run(const Options& o) {
         ++state.batch;
         ++steps;
         if (state.batch % o.log_interval == 0 && hvd::rank() == 0) {
-          std::printf("Train Epoch: %lld [%lld/%lld (%.0f%%)] size %d\tLoss: %.6f\n",
-                      static_cast<long long>(state.epoch + 1), static_cast<long long>(std::min(processed, samples)),
+          std::printf("Train Epoch: %lld batch %lld [%lld/%lld (%.0f%%)] size %d\tLoss: %.6f\n",
+                      static_cast<long long>(state.epoch + 1), static_cast<long long>(state.batch),
+                      static_cast<long long>(std::min(processed, samples)),
                       static_cast<long long>(samples), 100.0 * static_cast<double>(processed) / samples, hvd::size(),
                       loss.item<double>());
           std::fflush(stdout);
         }
-        if (steps % o.batches_per_commit == 0 || steps == o.max_steps) state.commit();
+        if (steps % o.batches_per_commit == 0 || steps == o.max_steps) commit();
       }
       if (steps == o.max_steps) break;
       if (o.max_steps < 0) {
@@ -107,7 +123,7 @@ int run(const Options& o) {
       ++state.epoch;
       state.batch = 0;
       processed = 0;
-      state.commit();
+      commit();
     }
   });
   return fashion_mnist::finish_run(model, o.checksum,

@@ -6,7 +6,9 @@ Workers may die or join while it trains: hvd.elastic.run restores the last commi
 batches), the job is re-formed in process and training goes on. ElasticSampler shards what is left of the epoch
 over the workers there are now, so every sample is still seen once per epoch; a reset callback keeps the learning
 rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data, test and the flags
-both take are those of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end.
+both take are those of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end and
+after each (re)start's sync ("elastic synced ..."), and rank 0's at each commit ("elastic commit ..."), so a test
+can see that a reset went back to the committed parameters.
 """
 
 import os
@@ -52,10 +54,18 @@ def main():
     state = hvd.elastic.TorchState(model, optimizer, train_sampler=train_sampler, epoch=1, batch=0, steps=0)
     state.register_reset_callbacks([on_reset])
 
+    def commit():
+        if args.checksum and hvd.rank() == 0:
+            print(f"elastic commit steps={state.steps} checksum={parameter_checksum(model)}", flush=True)
+        state.commit()
+
     @hvd.elastic.run
     def train(state):
         print(f"elastic start rank={hvd.rank()} size={hvd.size()} epoch={state.epoch} steps={state.steps} "
               f"pid={os.getpid()}", flush=True)
+        if args.checksum:
+            print(f"elastic synced rank={hvd.rank()} size={hvd.size()} steps={state.steps} "
+                  f"checksum={parameter_checksum(model)}", flush=True)
         while state.epoch <= args.epochs and state.steps != args.max_steps:
             model.train()
             if state.batch == 0:
@@ -75,7 +85,7 @@ def main():
                     print(f"Train Epoch: {state.epoch} batch {state.batch} size {hvd.size()}\tLoss: "
                           f"{loss.item():.6f}", flush=True)
                 if state.steps % args.batches_per_commit == 0 or state.steps == args.max_steps:
-                    state.commit()
+                    commit()
                 if state.steps == args.max_steps:
                     return
             if args.max_steps < 0:
@@ -85,7 +95,7 @@ def main():
                 test(model, batches(test_dataset, test_sampler, args.test_batch_size), test_sampler, args)
             state.epoch += 1
             state.batch = 0
-            state.commit()
+            commit()
 
     train(state)
     if args.checksum:

@@ -5,8 +5,8 @@ ELASTIC_WORKER="$HVD_BIN/hvd_elastic_worker"
 export TZ=UTC  # --prefix-timestamp's clock, read back by line_time
 
 # reference_checksum STEPS: sets REFERENCE to the checksum of an undisturbed run of STEPS steps (one process, no
-# hvdrun). The worker's parameters depend on the step count only (its gradient averages exactly), whatever the
-# sizes and resets, so every rank of a disturbed run must end with it too.
+# hvdrun). The worker's gradient averages exactly at every size, and a step cut short by a reset has decayed its
+# parameters: every rank of a disturbed run ends with it exactly when each reset went back to the last commit.
 reference_checksum() {
   REFERENCE=$("$ELASTIC_WORKER" --steps "$1" --commit-every 1000000 | sed -n 's/.*elastic_worker done .*checksum=//p')
   [ -n "$REFERENCE" ] || fail "the undisturbed reference run printed no checksum"
@@ -36,6 +36,35 @@ expect_commits_forward() {
     prev=$step
   done < <(sed -n 's/.*elastic_worker commit step=\([0-9]*\) .*/\1/p' <<<"$OUT")
   [ "$prev" -eq "$1" ] || fail "the last commit was step $prev, not $1"
+}
+
+# expect_restarts_at_commits: every generation after the first starts training (each of its start lines in $OUT)
+# at the step of rank 0's last commit before it: a reset goes back to that commit, neither further nor not at all.
+# The commit is read at the generation's first start line (rank 0's commits of that generation come after it).
+expect_restarts_at_commits() {
+  local restarts
+  restarts=$(awk '/elastic_worker commit step=/ { split($0, a, "commit step="); last = a[2] + 0; seen = 1 }
+                  /elastic_worker start generation=/ {
+                    split($0, g, "generation="); gen = g[2] + 0; split($0, s, " step="); step = s[2] + 0
+                    if (gen == 0) next
+                    if (!(gen in at)) { if (!seen) { print "generation " gen " started before any commit"; bad = 1 }
+                                        at[gen] = last; ++n }
+                    if (step != at[gen]) { print "generation " gen " started at step " step ", not at the last commit " at[gen]; bad = 1 }
+                  }
+                  END { if (!bad) print n + 0; exit bad }' <<<"$OUT") ||
+    { grep -E "elastic_worker (commit|start)" <<<"$OUT" | tail -n 40; fail "a restart was not at the last commit: $restarts"; }
+  RESTARTS=$restarts
+}
+
+# expect_rollback COMMIT COUNT: the first reset went back to step COMMIT: rank 0's last commit before generation 1
+# was COMMIT, and exactly COUNT ranks started generation 1, all at step COMMIT (the survivors had trained past it).
+expect_rollback() {
+  local last starts
+  last=$(sed -nE '/elastic_worker start generation=1 /q; s/.*elastic_worker commit step=([0-9]+) .*/\1/p' <<<"$OUT" | tail -n 1)
+  [ "$last" = "$1" ] || fail "rank 0's last commit before generation 1 was step '$last', expected $1"
+  starts=$(sed -nE 's/.*elastic_worker start generation=1 rank=[0-9]+ size=[0-9]+ step=([0-9]+)$/\1/p' <<<"$OUT")
+  [ "$(grep -c . <<<"$starts")" -eq "$2" ] && [ "$(sort -u <<<"$starts")" = "$1" ] ||
+    { grep "elastic_worker start" <<<"$OUT"; fail "expected $2 ranks to start generation 1 at step $1, got steps: $(echo $starts)"; }
 }
 
 # expect_final_checksums COUNT STEPS SIZE: COUNT ranks of size SIZE finished at STEPS, all with $REFERENCE.

@@ -1,15 +1,18 @@
-# Elastic, worker side: one of 3 workers is SIGKILLed mid-run. The other two are not restarted (the driver spawned
-# 3 processes in all, the survivors print a second start line): their runtime aborts the allreduce in flight on the
-# "reset" event, re-forms in process as a job of 2, goes on from the last commit, and both finish with the checksum
-# of an uninterrupted run. Prints what the reset cost (the death to the new generation's first step).
+# Elastic, worker side: one of 3 workers is SIGKILLed between two commits (commits every 5 steps; rank 1 holds
+# before step 23, rank 0's last commit was step 20 and the others wait in step 23's allreduce, parameters already
+# decayed). The other two are not restarted (the driver spawned 3 processes in all, the survivors print a second
+# start line): their runtime aborts the allreduce in flight on the "reset" event, restores the commit, re-forms in
+# process as a job of 2 and both start generation 1 at step 20 exactly, then finish with the checksum of an
+# uninterrupted run (which they reach only if the rollback undid the cut-short step). Prints what the reset cost
+# (the death to the new generation's first step).
 source "$(dirname "$0")/elastic_runtime_lib.bash"
 
 STEPS=60
-start_driver 3 --steps $STEPS --commit-every 5 --step-ms 30
-wait_line "localhost/0: elastic_worker commit step=20 " 30
-victim=$(sed -nE 's/.*worker localhost\/1 pid ([0-9]+)$/\1/p' "$LOG")
+reference_checksum $STEPS
+start_driver 3 --steps $STEPS --commit-every 5 --step-ms 30 --hold-rank 1 --hold-at-step 22
+wait_held 1 1 22
 survivors=$(sed -nE 's/.*worker localhost\/(0|2) pid ([0-9]+)$/\2/p' "$LOG")
-kill -KILL "$victim"
+kill -KILL "$HELD_PID"
 wait_line "elastic_worker start generation=1 " 30
 finish_driver
 
@@ -23,13 +26,15 @@ done
 pass "the survivors (pids $(echo $survivors)) reset in process and exited 0"
 
 grep -q "localhost/0: elastic_worker start generation=1 rank=0 size=2 step=" "$LOG" || fail "no generation 1 of size 2"
-check_commits_monotonic
-pass "the committed step never went backwards"
+expect_rollback 20 2
+expect_restarts_at_commits
+[ "$RESTARTS" -eq 1 ] || fail "expected 1 restart, got $RESTARTS"
+pass "killed at step 22, both survivors went back to the commit of step 20 and started generation 1 there"
 
-expect_done $STEPS 2
-pass "both survivors finished at step $STEPS with the uninterrupted run's checksum $(static_checksum $STEPS)"
+expect_final_checksums 2 $STEPS 2
+pass "both survivors finished at step $STEPS with the uninterrupted run's checksum $REFERENCE"
 
-died=$(line_time "worker localhost/1 exited signal 9")
-formed=$(line_time "generation 1 size")
-resumed=$(line_time "elastic_worker start generation=1 ")
+died=$(driver_time "worker localhost/1 exited signal 9")
+formed=$(driver_time "generation 1 size")
+resumed=$(driver_time "elastic_worker start generation=1 ")
 echo "reset cost (shared memory): death to generation formed $((formed - died)) ms, to training resumed (state synced) $((resumed - died)) ms"

@@ -1,8 +1,10 @@
 # Helpers for the worker-side elastic tests (sourced): run hvd_elastic_worker under elastic_stub_driver (a stand-in
-# for hvdrun's elastic mode on one host, tests/workers/elastic_stub_driver.cc) and read its lines.
+# for hvdrun's elastic mode on one host, tests/workers/elastic_stub_driver.cc) and read its lines. The checks on
+# the worker's lines (expect_rollback, expect_restarts_at_commits, expect_final_checksums) are elastic_lib.bash's,
+# run on $OUT, which finish_driver sets to the driver's output.
 source "$(dirname "$0")/lib.bash"
+source "$(dirname "$0")/elastic_lib.bash"
 DRIVER="$HVD_BIN/elastic_stub_driver"
-ELASTIC_WORKER="$HVD_BIN/hvd_elastic_worker"
 LOG="$TEST_TMP/driver.out"
 
 # start_driver NP [--host-per-worker] WORKER_ARGS...: starts the stub driver in the background; DRIVER_PID is its pid (SIGUSR1 adds a
@@ -26,7 +28,17 @@ wait_line() {
   done
 }
 
-# finish_driver: waits for the driver (bounded by its own timeout) and fails unless it saw every worker exit.
+# wait_held SLOT RANK STEP: waits until the worker in slot localhost/SLOT prints that it holds as rank RANK before
+# step STEP + 1 (hvd_elastic_worker --hold-rank/--hold-at-step); HELD_PID is its pid, checked against the one the
+# driver started in that slot.
+wait_held() {
+  wait_line "localhost/$1: elastic_worker holding step=$3 rank=$2 pid=[0-9]+$" 30
+  HELD_PID=$(sed -nE "s/.*localhost\/$1: elastic_worker holding step=$3 rank=$2 pid=([0-9]+)$/\1/p" "$LOG")
+  grep -q "worker localhost/$1 pid $HELD_PID$" "$LOG" || fail "the holding worker's pid $HELD_PID is not slot localhost/$1's"
+}
+
+# finish_driver: waits for the driver (bounded by its own timeout) and fails unless it saw every worker exit; sets
+# OUT to its output.
 finish_driver() {
   set +e
   wait "$TIMEOUT_PID"
@@ -36,31 +48,8 @@ finish_driver() {
     tail -n 30 "$LOG" "$TEST_TMP/driver.err"
     fail "the stub driver ended with code $rc before every worker exited"
   }
+  OUT=$(cat "$LOG")
 }
 
-# line_time PATTERN: the driver's t= (ms) of the first line matching PATTERN.
-line_time() { grep -m1 -E -- "$1" "$LOG" | sed -E 's/^stub_driver: t=([0-9]+) .*/\1/'; }
-
-# check_commits_monotonic: rank 0's committed steps never go backwards, and every restart starts at or after the
-# last commit printed before it (the state went back to that commit, not further).
-check_commits_monotonic() {
-  awk '/elastic_worker commit step=/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] + 0;
-         if (s < last) { print "commit went back from " last " to " s; bad = 1 } last = s }
-       /elastic_worker start generation=/ { split($0, a, "step="); s = a[2] + 0;
-         if (s < last) { print "restart at step " s " below the last commit " last; bad = 1 } }
-       END { exit bad }' "$LOG" || fail "the committed step went backwards"
-}
-
-# static_checksum STEPS: the checksum of a 1-rank run without failures (the gradient is exact at every size).
-static_checksum() { "$ELASTIC_WORKER" --steps "$1" --commit-every 1000000 | sed -nE 's/.*checksum=([0-9a-f]+).*/\1/p'; }
-
-# expect_done STEPS SIZE: exactly SIZE workers printed their done line at STEPS, all at size SIZE, each with the
-# checksum of the uninterrupted run (static_checksum).
-expect_done() {
-  local steps=$1 size=$2 expected sums
-  expected=$(static_checksum "$steps")
-  sums=$(sed -nE "s/.*elastic_worker done step=$steps rank=[0-9]+ size=$size checksum=([0-9a-f]+)$/\1/p" "$LOG" | sort -u)
-  [ "$(grep -c "elastic_worker done step=$steps " "$LOG")" -eq "$size" ] ||
-    fail "expected $size done lines at step $steps"
-  [ "$sums" = "$expected" ] || fail "final checksums '$sums' differ from the uninterrupted run's $expected"
-}
+# driver_time PATTERN: the driver's t= (ms) of the first line matching PATTERN.
+driver_time() { grep -m1 -E -- "$1" "$LOG" | sed -E 's/^stub_driver: t=([0-9]+) .*/\1/'; }

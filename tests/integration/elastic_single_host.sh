@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # An elastic job end to end on one host with the runtime's test worker (hvd_elastic_worker): -H localhost:3
-# --min-np 2, the worker of rank 2 SIGKILLed mid-run. Its slot leaves, the two survivors are reset in process
-# (not restarted), resume from the last commit and finish: exit 0, the committed step never goes backwards, and
-# both survivors end with the parameters of an undisturbed run. Prints the benchmark figure: seconds from the
-# worker's death to training resumed (the first commit of the new generation).
+# --min-np 2, commits every 5 steps, the worker of rank 2 SIGKILLed between two commits (it holds before step 13;
+# rank 0's last commit was step 10 and the others wait in step 13's allreduce). Its slot leaves, the two survivors
+# are reset in process (not restarted), go back to the commit and start generation 1 at step 10 exactly, and
+# finish: exit 0, the committed step never goes backwards, and both survivors end with the parameters of an
+# undisturbed run. Prints the benchmark figure: seconds from the worker's death to training resumed (rank 0's
+# start line of the new generation: the job re-formed and the commit restored and synced).
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/elastic_lib.bash"
 cd "$TEST_TMP"
@@ -11,16 +13,13 @@ STEPS=150
 reference_checksum "$STEPS"
 
 : >"$TEST_TMP/out"
-"$HVDRUN" --prefix-timestamp -H localhost:3 --min-np 2 "$ELASTIC_WORKER" --steps "$STEPS" --step-ms 40 \
-  >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+"$HVDRUN" --prefix-timestamp -H localhost:3 --min-np 2 "$ELASTIC_WORKER" --steps "$STEPS" --commit-every 5 \
+  --step-ms 40 --hold-rank 2 --hold-at-step 12 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 JOB=$!
-wait_lines 1 "elastic_worker commit step=10 size=3" 30
 # Rank 2 (slot localhost/2) is the victim: rank 0 stays one process, so its commit lines stay in order.
-pid=""
-for p in $(pgrep -f "^[^ ]*hvd_elastic_worker --steps $STEPS --step-ms 40\$"); do
-  tr '\0' '\n' <"/proc/$p/environ" | grep -q '^HVD_WORKER_ID=localhost/2$' && pid=$p
-done
-[ -n "$pid" ] || fail "no worker process for slot localhost/2"
+wait_lines 1 "\[2\]<stdout>:elastic_worker holding step=12 rank=2 pid=[0-9]+$" 30
+pid=$(sed -nE 's/.*\[2\]<stdout>:elastic_worker holding step=12 rank=2 pid=([0-9]+)$/\1/p' "$TEST_TMP/out")
+tr '\0' '\n' <"/proc/$pid/environ" | grep -qx 'HVD_WORKER_ID=localhost/2' || fail "the holding worker $pid is not slot localhost/2's"
 killed_at=$(now)
 kill -KILL "$pid"
 wait_exit "$JOB" 60
@@ -37,13 +36,13 @@ grep -qE '\[[3-9]\]<stdout>' <<<"$OUT" && fail "hvdrun started a new worker: the
 pass "the two survivors were reset in process into generation 1 of size 2"
 
 expect_commits_forward "$STEPS"
-last_before=$(sed -n '/elastic_worker start generation=1/q; s/.*elastic_worker commit step=\([0-9]*\) .*/\1/p' <<<"$OUT" | tail -1)
-resumed=$(sed -n 's/.*elastic_worker start generation=1 rank=0 size=2 step=\([0-9]*\).*/\1/p' <<<"$OUT")
-[ "$resumed" -ge "$last_before" ] || fail "generation 1 resumed at step $resumed, before the commit of $last_before"
-pass "commits strictly increase to $STEPS; generation 1 resumed at step $resumed (the last commit before: $last_before)"
+expect_rollback 10 2
+expect_restarts_at_commits
+[ "$RESTARTS" -eq 1 ] || fail "expected 1 restart, got $RESTARTS"
+pass "commits strictly increase to $STEPS; killed at step 12, both survivors resumed at the commit of step 10"
 
 expect_final_checksums 2 "$STEPS" 2
 pass "both survivors finished with checksum $REFERENCE, the undisturbed run's"
 
 figure "worker death to training resumed (-H localhost:3 --min-np 2, 40 ms steps)" "$killed_at" \
-  "$(line_time "elastic_worker commit step=$((resumed + 1)) size=2")"
+  "$(line_time "elastic_worker start generation=1 rank=0 ")"

@@ -17,7 +17,18 @@ unshare --net true 2>/dev/null || skip "cannot create network namespaces here (u
 
 exec 8>/run/lock/hvd-multihost-tests.lock
 flock -w 300 8 || fail "another multi-host test held the cluster lock for 300 s"
-trap 'run_exit_hooks; kill_background; stop_background_jobs; "$NETNS" down || true; rm -rf "$TEST_TMP"' EXIT
+# remove_stale_cgroups: the empty cgroups of netns hosts' agents that are gone (hvd-hN-<agent pid> in this machine's
+# cgroup2 tree, which the hosts share). An agent removes its own at exit; one SIGKILLed (multihost_failure,
+# slurm_failures) cannot, and nothing else would.
+remove_stale_cgroups() {
+  local mount dir
+  mount=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-" && $(i+1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)
+  [ -n "$mount" ] || return 0
+  for dir in $(find "$mount" -maxdepth 8 -type d -regex '.*/hvd-h[0-9]+-[0-9]+' 2>/dev/null); do
+    [ -d "/proc/${dir##*-}" ] || rmdir "$dir" 2>/dev/null || true
+  done
+}
+trap 'run_exit_hooks; kill_background; stop_background_jobs; "$NETNS" down || true; remove_stale_cgroups; rm -rf "$TEST_TMP"' EXIT
 # MULTIHOST_HOSTS (set before sourcing): how many hosts besides h0; 2 unless a test needs more.
 "$NETNS" up "${MULTIHOST_HOSTS:-2}" >"$TEST_TMP/up.log" 2>&1 ||
   { cat "$TEST_TMP/up.log"; fail "netns-cluster.sh up ${MULTIHOST_HOSTS:-2} failed"; }

@@ -1,12 +1,23 @@
 // The elastic test worker (the spec is in the elastic contract; hvdrun's elastic tests read its lines):
 //   hvd_elastic_worker --steps N [--commit-every K (default 1)] [--step-ms M (default 0)]
-// State: `step` and `params` (64 floats, 0 at start). Each step allreduces a 64-float gradient that depends on the
-// step only, averages it (sum / size: exact for these values, so the result is the same for every job size and
-// every history of resets), applies params -= 0.1 * grad, ++step, and commits every K steps. Lines on stdout:
+//                      [--hold-rank R --hold-at-step H]
+// State: `step` and `params` (64 floats, 0 at start). Each step first decays the parameters (params *= 0.99: an
+// optimizer that updates in two phases), then allreduces a 64-float gradient that depends on the step only,
+// averages it (sum / size: exact for these values, so the result is the same for every job size), applies
+// params -= 0.1 * grad, ++step, and commits every K steps. A step cut short in its allreduce has decayed but not
+// stepped: only the rollback to the commit (State::restore) undoes that, so a run with resets ends with the checksum
+// of an undisturbed one exactly when every reset went back to the last commit.
+// --hold-rank R --hold-at-step H: in this process's first training run, rank R stops before step H+1 (step == H),
+// prints its holding line and sleeps until killed: the tests kill it there, between two commits when H % K != 0,
+// while the other ranks wait in step H+1's allreduce with their parameters already decayed.
+// Lines on stdout:
 //   elastic_worker start generation=G rank=R size=S step=N        every rank, at each (re)start of training
 //   elastic_worker commit step=N size=S                           rank 0, at each commit
+//   elastic_worker holding step=H rank=R pid=P                    rank R, with --hold-rank
 //   elastic_worker done step=N rank=R size=S checksum=<hex>       every rank, at the end
 // Exit 0 once step reaches N; 2 on bad arguments; 1 when the job fails (the error on stderr).
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +26,7 @@
 #include <exception>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "hvd/elastic.h"
 #include "hvd/hvd.h"
@@ -25,6 +37,8 @@ struct Options {
   int steps = -1;
   int commit_every = 1;
   int step_ms = 0;
+  int hold_rank = -1;
+  int hold_at_step = -1;
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -34,6 +48,8 @@ bool parse(int argc, char** argv, Options& o) {
     int* field = flag == "--steps"          ? &o.steps
                  : flag == "--commit-every" ? &o.commit_every
                  : flag == "--step-ms"      ? &o.step_ms
+                 : flag == "--hold-rank"    ? &o.hold_rank
+                 : flag == "--hold-at-step" ? &o.hold_at_step
                                             : nullptr;
     if (!field) return false;
     try {
@@ -44,10 +60,18 @@ bool parse(int argc, char** argv, Options& o) {
       return false;
     }
   }
-  return o.steps >= 0 && o.commit_every >= 1 && o.step_ms >= 0;
+  const bool hold_ok = (o.hold_rank < 0) == (o.hold_at_step < 0);  // both or neither
+  return o.steps >= 0 && o.commit_every >= 1 && o.step_ms >= 0 && hold_ok;
 }
 
 using Params = std::array<float, 64>;
+
+// Sleeps until killed: the test's SIGKILL (or SIGSTOP) is the failure.
+[[noreturn]] void hold(int step) {
+  std::printf("elastic_worker holding step=%d rank=%d pid=%d\n", step, hvd::rank(), static_cast<int>(::getpid()));
+  std::fflush(stdout);
+  for (;;) ::pause();
+}
 
 // Multiples of 1/4 below 8: sums over up to 2^20 ranks are exact, and so is dividing the sum by the size.
 void gradient(int step, Params& grad) {
@@ -66,7 +90,9 @@ std::uint64_t fnv1a(const void* data, std::size_t bytes) {
 int main(int argc, char** argv) {
   Options opt;
   if (!parse(argc, argv, opt)) {
-    std::fprintf(stderr, "usage: hvd_elastic_worker --steps N [--commit-every K] [--step-ms M] (N >= 0, K >= 1)\n");
+    std::fprintf(stderr,
+                 "usage: hvd_elastic_worker --steps N [--commit-every K] [--step-ms M] [--hold-rank R "
+                 "--hold-at-step H] (N >= 0, K >= 1)\n");
     return 2;
   }
   try {
@@ -76,13 +102,17 @@ int main(int argc, char** argv) {
     hvd::elastic::State state;
     state.track("step", step);
     state.track("params", params);
+    bool first_run = true;
     hvd::elastic::run(state, [&] {
+      const bool may_hold = std::exchange(first_run, false);
       std::printf("elastic_worker start generation=%lld rank=%d size=%d step=%d\n",
                   static_cast<long long>(hvd::elastic::generation()), hvd::rank(), hvd::size(), step);
       std::fflush(stdout);
       Params grad;
       while (step < opt.steps) {
+        if (may_hold && step == opt.hold_at_step && hvd::rank() == opt.hold_rank) hold(step);
         if (opt.step_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(opt.step_ms));
+        for (float& p : params) p *= 0.99f;
         gradient(step, grad);
         hvd::allreduce(hvd::TensorView{grad.data(), hvd::DataType::kFloat32, {64}, {}},
                        hvd::TensorView{grad.data(), hvd::DataType::kFloat32, {64}, {}},
