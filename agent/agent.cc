@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string_view>
 #include <utility>
 
 #include "agent/machine_identity.h"
@@ -42,6 +43,7 @@ Agent::Agent(AgentOptions options)
                         nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
                         if (e.signal) m["signal"] = *e.signal;
                         if (e.code) m["code"] = *e.code;
+                        exit_reports_.fill(e.rank, e.ended_ms, e.stopped, m);
                         send(m);
                       },
                       [this] {
@@ -188,6 +190,7 @@ void Agent::launch(const nlohmann::json& message) {
       if (r.contains("env")) {
         for (const auto& [name, value] : r.at("env").items()) spawn.env[name] = env_value(value);
       }
+      exit_reports_.add_env(rank, spawn.env);
       try {
         pid_t pid = supervisor_.spawn(rank, spawn);
         spdlog::debug("rank {} started as pid {}", rank, pid);
@@ -299,6 +302,7 @@ void Agent::fail(const std::string& message, int exit_code) {
 }
 
 void Agent::send_output(int rank, const char* stream, std::vector<std::string> lines) {
+  if (std::string_view(stream) == "stderr") exit_reports_.on_stderr(rank, lines);
   std::size_t bytes = 0;
   for (const auto& line : lines) bytes += line.size();
   if (output_window_.spend(protocol::output_cost(bytes, lines.size()))) supervisor_.pause_output();

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "agent/exit_reports.h"
 #include "agent/output_window.h"
 #include "agent/signal_watch.h"
 #include "agent/supervisor.h"
@@ -79,6 +80,7 @@ class Agent {
   SignalWatch signals_;
   std::optional<asio::posix::stream_descriptor> stdin_;
   OutputWindow output_window_;
+  ExitReports exit_reports_;  // before supervisor_: the workers' record files outlive them
   std::unique_ptr<WorkerCgroup> cgroup_;  // before supervisor_: removed after the workers are reaped
   Supervisor supervisor_;
   std::shared_ptr<FramedConnection> link_;

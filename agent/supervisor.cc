@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
+#include "common/failure_record.h"
+
 namespace hvd::agent {
 
 struct Supervisor::Worker {
@@ -19,6 +21,8 @@ struct Supervisor::Worker {
   std::shared_ptr<OutputPump> out, err;
   int open_streams = 2;
   std::optional<int> status;  // raw wait status once reaped
+  std::int64_t ended_ms = 0;  // when reaped
+  bool signalled = false;     // terminate() or kill_now() reached it before it ended
   bool reported = false;
   asio::steady_timer drain;
 };
@@ -77,6 +81,7 @@ void Supervisor::reap() {
     Worker& w = *it->second;
     w.process.mark_reaped();
     w.status = status;
+    w.ended_ms = wall_clock_ms();
     spdlog::debug("rank {} (pid {}) ended with {}", w.rank, pid, describe_status(status));
     if (killing_) {
       w.out->stop();
@@ -124,6 +129,8 @@ void Supervisor::report(Worker& w) {
   WorkerExit exit;
   exit.rank = w.rank;
   exit.pid = w.process.pid();
+  exit.ended_ms = w.ended_ms;
+  exit.stopped = w.signalled;
   if (WIFSIGNALED(*w.status)) {
     exit.signal = WTERMSIG(*w.status);
   } else {
@@ -146,6 +153,7 @@ bool Supervisor::idle() const {
 
 void Supervisor::signal_live_groups(int sig) {
   for (auto& [pid, worker] : workers_) {
+    if (!worker->process.reaped()) worker->signalled = true;
     if (!worker->process.reaped() || worker->open_streams > 0) worker->process.signal_group(sig);
   }
 }

@@ -11,6 +11,7 @@
 
 #include <asio.hpp>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +30,8 @@ struct WorkerExit {
   pid_t pid = -1;
   std::optional<int> code;    // set when the worker exited
   std::optional<int> signal;  // set when a signal killed it
+  std::int64_t ended_ms = 0;  // when it was reaped: wall clock, ms since the epoch
+  bool stopped = false;       // the supervisor had signalled it (terminate, kill_now) before it ended
 };
 
 class Supervisor {

@@ -6,6 +6,7 @@
 
 #include "common/env.h"
 #include "common/error.h"
+#include "common/failure_record.h"
 #include "common/logging.h"
 #include "common/protocol.h"
 #include "hvd/error.h"
@@ -93,6 +94,7 @@ Config read_config(const EnvLookup& env) {
   autotune_count("HOROVOD_AUTOTUNE_SAMPLES_PER_POINT", c.autotune_samples_per_point, 1);
   autotune_count("HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", c.autotune_min_sample_ms, 0);
   if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
+  if (auto v = env(kEnvErrorFile)) c.error_file = *v;
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;
     for (char ch : *v) level += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -29,6 +29,7 @@ struct Config {
   int autotune_min_sample_ms = 10;              // HOROVOD_AUTOTUNE_MIN_SAMPLE_MS: a shorter sample is extended
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
+  std::string error_file;                       // HVD_ERROR_FILE: why this rank failed, for hvdrun's report
 };
 
 // A lookup function so tests can feed variables without touching the process environment (common/env.h).

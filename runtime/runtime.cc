@@ -1,6 +1,7 @@
 #include "runtime/runtime.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/elastic/elastic_backend.h"
+#include "runtime/uncaught_exception.h"
 
 namespace hvd::detail {
 namespace {
@@ -64,6 +66,9 @@ void Runtime::init_locked() {
   rt->comm_ = std::move(connection.comm);
   const Topology& topo = rt->comm_->topology();
   setup_logging_once(rt->config_, topo.rank);
+  install_uncaught_exception_handler(rt->config_.error_file, topo.rank);
+  // An elastic worker that reset goes on: what the old job's engine recorded is no longer why it may fail.
+  if (elastic && !rt->config_.error_file.empty()) ::unlink(rt->config_.error_file.c_str());
   rt->engine_ = std::make_unique<Engine>(rt->config_, *rt->comm_);
   if (elastic) {
     Runtime* self = rt.get();

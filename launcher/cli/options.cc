@@ -125,7 +125,7 @@ void add_export(LaunchOptions& options, const std::string& text, const char* con
 // With --mpi, mpirun starts, watches and stops the ranks; these flags steer hvdrun's own agents.
 void refuse_agent_flags_with_mpi(const CLI::App& app) {
   for (const std::string flag : {"--check-hosts", "--start-timeout", "--kill-grace", "--agent-path",
-                                 "--coordinator-addr", "--launcher", "--max-restarts"}) {
+                                 "--coordinator-addr", "--launcher", "--max-restarts", "--report"}) {
     if (app.count(flag) > 0) {
       throw UsageError(flag + " does not apply with --mpi (mpirun starts and stops the ranks); drop " + flag +
                        ", or drop --mpi");
@@ -211,6 +211,9 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--output-filename") > 0 && options.output_dir.empty()) {
     throw UsageError("--output-filename is empty; give a directory");
   }
+  if (app.count("--report") > 0 && options.report_file.empty()) {
+    throw UsageError("--report is empty; give a file to write the JSON report to");
+  }
   for (const auto& text : raw.exports) add_export(options, text, environ_);
   for (const auto& text : tuning_exports(app, raw)) add_export(options, text, environ_);
 
@@ -260,6 +263,8 @@ void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
       ->type_name("SECONDS");
   app.add_option("--output-filename", options.output_dir, "Also write each rank's output to DIR/rank.N/")
       ->type_name("DIR");
+  app.add_option("--report", options.report_file, "Write the job's root-cause report to FILE as JSON (on success too)")
+      ->type_name("FILE");
   app.add_flag("--prefix-timestamp", options.prefix_timestamp, "Prefix each output line with the time");
   app.add_flag("--verbose", options.verbose, "Say what hvdrun does");
   app.add_option("--log-level", options.log_level, "trace|debug|info|warning|error|off (warning)")->type_name("LEVEL");

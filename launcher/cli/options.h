@@ -23,6 +23,7 @@ struct LaunchOptions {
   double start_timeout_s = 30;  // --start-timeout, else HOROVOD_START_TIMEOUT, else 30
   double kill_grace_s = protocol::kDefaultKillGraceSeconds;
   std::string output_dir;
+  std::string report_file;  // --report: the job's root-cause report as JSON (launcher/report/report_json.h)
   bool prefix_timestamp = false;
   bool verbose = false;
   std::string log_level = "warning";                         // trace|debug|info|warning|error|off

@@ -47,7 +47,8 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       teardown_timer_(io_),
       printer_(io_, options_.output_dir, options_.prefix_timestamp,
                [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
-      ranks_() {
+      ranks_(),
+      report_(options_.elastic.has_value()) {
   if (options_.elastic) {
     // The elastic job starts agents as hosts come; plan_.hosts collects them (start_agent looks them up there).
     // A fixed list is known now: the coordinator's address and the local agent's follow it from the start.
@@ -57,7 +58,10 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
                                                      fixed ? options_.hosts : std::vector<HostSpec>{}, *this);
     return;
   }
-  for (int r = 0; r < plan_.size(); ++r) ranks_[r] = Rank{};
+  for (int r = 0; r < plan_.size(); ++r) {
+    ranks_[r] = Rank{};
+    report_.add_rank(r, "rank " + std::to_string(r), plan_.slots[r].host);
+  }
   for (const auto& host : plan_.hosts) add_agent(host).ranks = plan_.ranks_on(host.name);
 }
 
@@ -90,7 +94,7 @@ int Session::run() {
     elastic_->start();
     do_heartbeat();
     io_.run();
-    return exit_code_.value_or(exit_code::kOk);
+    return conclude();
   }
   start_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(options_.start_timeout_s * 1000)));
   start_timer_.async_wait([this](std::error_code ec) {
@@ -99,7 +103,17 @@ int Session::run() {
   start_agents();
   do_heartbeat();
   io_.run();
-  return exit_code_.value_or(exit_code::kOk);
+  return conclude();
+}
+
+int Session::conclude() {
+  if (!options_.report_file.empty()) {
+    std::string error;
+    if (!report_.write(options_.report_file, error)) std::cerr << "hvdrun: " << error << std::endl;
+  }
+  // Elastic jobs and preflights keep hvdrun's own code; a static job's is the root cause's (ranking.h).
+  if (elastic_ || output_handler_) return exit_code_.value_or(exit_code::kOk);
+  return report_.verdict().exit_code;
 }
 
 AgentStart Session::agent_start(const Agent& agent) {
@@ -254,11 +268,13 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
     }
   } else if (type == "started") {
     ranks_[message.at("rank").get<int>()].pid = message.value("pid", 0);
+    report_.started(message.at("rank").get<int>(), message.value("pid", 0));
   } else if (type == "exit") {
     on_worker_exit(agent, message);
   } else if (type == "spawn_failed") {
     const int rank = message.value("rank", -1);
     ranks_[rank].exited = true;
+    report_.spawn_failed(rank, message.value("code", exit_code::kNotFound), message.value("error", "cannot start"));
     fail(message.value("code", exit_code::kNotFound),
          "hvdrun: rank " + std::to_string(rank) + " on " + agent.host + ": " + message.value("error", "cannot start"));
   } else if (type == "bye") {
@@ -273,11 +289,13 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
 void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
   const int rank = message.at("rank").get<int>();
   ranks_[rank].exited = true;
+  report_.exited(rank, message);
   if (elastic_) {
     std::optional<int> code, signal;
     if (message.contains("signal")) signal = message.at("signal").get<int>();
     if (message.contains("code")) code = message.at("code").get<int>();
-    return elastic_->on_worker_exit(rank, code, signal);
+    elastic_->on_worker_exit(rank, code, signal);
+    return log_elastic_cause(agent, rank, message);
   }
   const std::string who =
       "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
@@ -292,6 +310,7 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
 
 void Session::on_agent_closed(Agent& agent, const std::string& reason) {
   const bool expected = agent.done || tearing_down_;
+  if (!agent.done) report_host_lost(agent, reason);
   agent.done = true;
   if (elastic_) {
     tell_elastic_gone(agent, reason);
@@ -317,9 +336,28 @@ void Session::on_agent_ended(Agent& agent, const std::string& reason) {
   }
   if (!agent.link || !agent.link->open()) {
     agent.done = true;
+    report_host_lost(agent, reason);
     if (!tearing_down_) fail(exit_code::kAgentLost, "hvdrun: lost the agent on " + reason);
   }
   maybe_finish();
+}
+
+// An elastic job goes on after a worker fails on its own: why it failed (its record, else its last stderr line)
+// follows the elastic job's line about the reset.
+void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit) {
+  const bool failed = exit.contains("signal") || exit.value("code", 0) != 0;
+  if (!failed || exit.value("stopped", false) || finishing_) return;
+  if (auto reason = report_.reason_of(id); !reason.empty()) {
+    printer_.message("hvdrun: the reset's root cause: worker " + std::to_string(id) + " on " + agent.host + ": " +
+                     reason);
+  }
+}
+
+// An agent gone without its "bye" while its workers ran: the report counts its host lost (even during teardown,
+// when hvdrun does not stop the job for it again).
+void Session::report_host_lost(const Agent& agent, const std::string& reason) {
+  if (!launched_ || finishing_) return;
+  report_.host_lost(agent.host, reason);
 }
 
 void Session::check_start_failures() {
@@ -345,6 +383,7 @@ void Session::on_start_timeout() {
 void Session::fail(int code, const std::string& message) {
   if (exit_code_) return;  // the first failure decides the job's fate
   exit_code_ = code;
+  report_.failed(code, message);
   printer_.message(message);
   if (elastic_) elastic_->stop(message);
   begin_teardown();
@@ -400,6 +439,9 @@ void Session::finish(bool drain_output) {
     return;
   }
   finishing_ = true;
+  if (!output_handler_) {
+    if (auto summary = report_.summary(); !summary.empty()) printer_.message(summary);
+  }
   // Closing the agents' stdin makes each kill what is left of its workers and exit.
   for (auto& a : agents_) {
     if (a.link) a.link->close("hvdrun is stopping");
@@ -459,6 +501,7 @@ void Session::launch_workers(const std::string& host, const std::vector<WorkerLa
   std::vector<std::pair<int, EnvMap>> ranks;
   for (const auto& w : workers) {
     ranks_[w.id] = Rank{};
+    report_.add_rank(w.id, "worker " + std::to_string(w.id), host);
     agent->ranks.push_back(w.id);
     ranks.emplace_back(w.id, EnvMap(w.env.begin(), w.env.end()));
   }
@@ -522,6 +565,7 @@ void Session::do_wait_signal() {
       kill_now();
       return do_wait_signal();
     }
+    if (!exit_code_) report_.stopped_by(signal);
     fail(exit_code::kSignalBase + signal,
          "hvdrun: received " + describe_signal(signal) + "; stopping the job on every host");
     do_wait_signal();

@@ -13,6 +13,9 @@
 // Elastic jobs (launcher/elastic/elastic_job.h): the ElasticJob decides which hosts get agents and workers and
 // when a failure ends the job; the session runs them (agents come and go; worker ids stand for ranks).
 //
+// The job's root-cause report (launcher/report/job_report.h) hears every rank's start and end, every lost host
+// and how the job was ended; its summary is hvdrun's last word and --report writes its JSON.
+//
 // Output flow control (common/protocol.h): hvdrun credits each agent's output once written out, so it holds at
 // most protocol::kOutputWindow bytes of output per agent, and its event loop never blocks on a slow reader.
 #pragma once
@@ -36,6 +39,7 @@
 #include "launcher/session/output_printer.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/worker_env.h"
+#include "launcher/report/job_report.h"
 
 namespace hvd::launcher {
 
@@ -102,6 +106,9 @@ class Session : public elastic::SessionControl {
   void do_heartbeat();
   void do_wait_signal();
   Agent* find_agent(const std::string& host);
+  void report_host_lost(const Agent& agent, const std::string& reason);
+  void log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit);
+  int conclude();  // after the event loop: the report written, hvdrun's exit code
 
   LaunchOptions options_;
   Plan plan_;
@@ -115,7 +122,8 @@ class Session : public elastic::SessionControl {
   std::deque<Agent> agents_;   // a deque: an elastic job adds agents, and handlers hold references to them
   std::map<int, Rank> ranks_;  // by rank (static) or worker id (elastic)
   std::unique_ptr<elastic::ElasticJob> elastic_;
-  std::optional<int> exit_code_;
+  std::optional<int> exit_code_;  // set by the first failure; the report's verdict may name another (conclude)
+  report::JobReport report_;
   OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;

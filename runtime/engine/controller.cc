@@ -40,6 +40,7 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
   for (int r = 0; r < static_cast<int>(lists.size()); ++r) {
     if (lists[r].shutdown && out.shutdown.empty()) {
       out.shutdown = describe_ranks({r}, hosts_) + " called hvd::shutdown()";
+      out.shutdown_blame = {r};
     }
     for (const auto& q : lists[r].requests) {
       if (q.type == OpType::kJoin) {
@@ -115,14 +116,40 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
       err.names = {name};
       err.error = verdict.shutdown_reason;
       err.error_kind = ErrorKind::kStall;
+      err.blame.assign(verdict.missing.begin(), verdict.missing.end());
       out.responses.push_back(std::move(err));
       order_.erase(p.seq);
       table_.erase(name);
     }
-    if (!verdict.fail.empty() && out.shutdown.empty()) out.shutdown = verdict.shutdown_reason;
+    if (!verdict.fail.empty() && out.shutdown.empty()) {
+      out.shutdown = verdict.shutdown_reason;
+      out.shutdown_blame.assign(verdict.missing.begin(), verdict.missing.end());
+      out.shutdown_stall = true;
+      out.shutdown_tensor = verdict.fail.front();
+    }
   }
   for (const auto& e : errors) spdlog::error("{}", e);
   return out;
+}
+
+std::optional<PendingOp> Controller::oldest_pending(Clock::time_point older_than) const {
+  for (const auto& [seq, name] : order_) {
+    const Pending& p = table_.at(name);
+    if (p.first_seen > older_than) return std::nullopt;  // arrival order: the rest are younger
+    PendingOp op;
+    for (int r = 0; r < size_; ++r) {
+      if (p.by_rank[r])
+        op.op = name_of(p.by_rank[r]->type);
+      else if (!joined_[r])
+        op.missing.push_back(r);
+    }
+    if (op.missing.empty()) continue;
+    op.tensor = name;
+    op.since_ms = wall_clock_ms() - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - p.first_seen).count();
+    op.others = static_cast<int>(table_.size()) - 1;
+    return op;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hvd::detail

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/failure_record.h"
 #include "runtime/engine/message.h"
 #include "runtime/engine/stall_inspector.h"
 
@@ -35,6 +36,9 @@ class Controller {
   // True when the coordinator wants a full cycle even without new requests (a stall check is due).
   bool wants_cycle(Clock::time_point now) const { return !table_.empty() && stall_.due(now); }
   std::size_t pending() const { return table_.size(); }
+  // The oldest tensor some ranks submitted and others did not, first seen before `older_than` (what the ranks
+  // wait in when the job hangs; hvdrun's report names its missing ranks); nullopt when none.
+  std::optional<PendingOp> oldest_pending(Clock::time_point older_than) const;
 
  private:
   struct Pending {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "hvd/error.h"
+#include "runtime/engine/failure_file.h"
 #include "runtime/engine/fusion.h"
 #include "runtime/engine/wire.h"
 
@@ -14,11 +15,21 @@ namespace {
 constexpr auto kMinBackoff = std::chrono::microseconds(20);
 constexpr auto kMaxBackoff = std::chrono::milliseconds(100);
 constexpr auto kBurstGap = std::chrono::microseconds(30);  // enqueues closer than this belong to one burst
+// The coordinator records the op its ranks wait in once it has waited this long (a hung job's report names it),
+// looking at most this often.
+constexpr auto kPendingAfter = std::chrono::seconds(1);
 
 std::chrono::milliseconds heartbeat_for(std::chrono::seconds stall_check) {
   if (stall_check.count() == 0) return std::chrono::seconds(5);
   auto quarter = std::chrono::duration_cast<std::chrono::milliseconds>(stall_check) / 4;
   return std::clamp<std::chrono::milliseconds>(quarter, std::chrono::milliseconds(100), std::chrono::seconds(5));
+}
+
+// Under hvdrun (an error file to report to) soon enough for a hung job's report to name the missing ranks.
+std::chrono::steady_clock::duration requeue_after_for(const Config& config) {
+  std::chrono::steady_clock::duration half = config.stall_check_time / 2;
+  if (!config.error_file.empty()) half = std::min<std::chrono::steady_clock::duration>(half, std::chrono::seconds(2));
+  return half;
 }
 
 // Communicator failures are fatal for the engine; the executor reports them the same way.
@@ -70,6 +81,7 @@ Engine::Engine(const Config& config, Communicator& comm)
       timeline_(config.timeline_path, topology_.rank, config.timeline_mark_cycles, config.timeline_max_bytes),
       autotune_(config, topology_.rank),
       heartbeat_(heartbeat_for(config.stall_check_time)),
+      requeue_after_(requeue_after_for(config)),
       fusion_threshold_(config.fusion_threshold),
       cycle_time_us_(config.cycle_time.count()),
       cache_(config.cache_capacity) {
@@ -98,6 +110,10 @@ void Engine::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
     if (e.request.device == Device::Kind::kGPU) saw_gpu_.store(true, std::memory_order_relaxed);
   }
   queue_.enqueue(std::move(entries), pickup);
+  // The queue is closed: these ops fail with the engine's failure, which is down to another rank.
+  if (stop_record_due_.load(std::memory_order_relaxed) && stop_record_due_.exchange(false)) {
+    record_failure(config_.error_file, *stop_record_);
+  }
 }
 
 // ---- who runs a cycle ----------------------------------------------------------------------------------------
@@ -155,8 +171,8 @@ void Engine::run_cycle() {
   } owner(cycle_thread_);
   std::exception_ptr failure;
   try {
-    if (cycle()) return;
-    failure = std::make_exception_ptr(Error("hvd is shut down: " + stop_reason_));
+    if (cycle()) return note_pending(Clock::now());
+    failure = shutdown_error();
   } catch (const DataPlaneBroken& broken) {
     failure = broken.error;
     log_stop(failure);
@@ -168,9 +184,92 @@ void Engine::run_cycle() {
 }
 
 void Engine::finish(std::exception_ptr failure) {
+  stop_record_ = stop_record(failure);
+  // A consequence only when an op fails because of it (a job ended by another rank's shutdown fails nothing
+  // here; a stall failed the op this rank submitted in this very cycle); a cause (this rank is the one a stall
+  // waited for) at once.
+  if (stop_record_ && (queue_.in_flight() > 0 || stop_stall_ || stop_record_->role == FailureRecord::Role::kCause)) {
+    record_failure(config_.error_file, *stop_record_);
+  } else if (stop_record_) {
+    stop_record_due_.store(true);
+  }
   finished_.store(true);
   queue_.close(failure);
   queue_.wake();
+}
+
+std::exception_ptr Engine::shutdown_error() const {
+  int peer = -1;
+  for (auto r : stop_blame_) {
+    if (r != topology_.rank && peer < 0) peer = static_cast<int>(r);
+  }
+  return std::make_exception_ptr(Error(ErrorKind::kInternal, "hvd is shut down: " + stop_reason_,
+                                       {.rank = topology_.rank, .peer = peer, .tensor = stop_tensor_}));
+}
+
+// The engine stopped because of `failure` or the coordinator's stop_reason_: a consequence of the ranks at fault,
+// a cause when this rank is the one a stall waited for, nothing for this rank's own shutdown or a reset.
+std::optional<FailureRecord> Engine::stop_record(const std::exception_ptr& failure) const {
+  if (!failure) return std::nullopt;
+  if (!stop_reason_.empty()) return coordinator_stop_record();
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kPeerLost || e.context().peer < 0 || e.context().peer == topology_.rank) return {};
+    FailureRecord r;
+    r.role = FailureRecord::Role::kConsequence;
+    r.source = "hvd";
+    r.time_ms = wall_clock_ms();
+    r.reason = e.what();
+    r.blame = {e.context().peer};
+    r.tensor = e.context().tensor;
+    return r;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+std::optional<FailureRecord> Engine::coordinator_stop_record() const {
+  const bool mine = std::find(stop_blame_.begin(), stop_blame_.end(), topology_.rank) != stop_blame_.end();
+  if (mine && !stop_stall_) return std::nullopt;  // this rank's own hvd::shutdown()
+  FailureRecord r;
+  r.role = mine ? FailureRecord::Role::kCause : FailureRecord::Role::kConsequence;
+  r.source = "hvd";
+  r.time_ms = wall_clock_ms();
+  r.tensor = stop_tensor_;
+  for (auto b : stop_blame_) {
+    if (b != topology_.rank) r.blame.push_back(static_cast<int>(b));
+  }
+  const auto lines = last_lines(stop_reason_, 12);
+  if (mine) {
+    r.reason = "stall: this rank did not submit '" + stop_tensor_ + "', which the other ranks waited in";
+    r.details = lines;
+    return r;
+  }
+  // "stalled ... shutting down:" reads on in its next line, the tensor and the ranks waited for.
+  std::size_t used = lines.empty() ? 0 : 1;
+  r.reason = "hvd is shut down: " + (lines.empty() ? std::string() : lines.front());
+  if (r.reason.ends_with(':') && lines.size() > 1) {
+    r.reason += " " + lines[1].substr(lines[1].find_first_not_of(' '));
+    ++used;
+  }
+  r.details.assign(lines.begin() + static_cast<std::ptrdiff_t>(used), lines.end());
+  return r;
+}
+
+// Rank 0 only, under HVD_ERROR_FILE: the op ranks wait in, written when it changes, for a hung job's report.
+void Engine::note_pending(Clock::time_point now) {
+  if (!controller_ || config_.error_file.empty() || now < next_pending_check_) return;
+  next_pending_check_ = now + kPendingAfter;
+  auto pending = controller_->oldest_pending(now - kPendingAfter);
+  std::string key;
+  if (pending) {
+    key = pending->tensor;
+    for (int r : pending->missing) key += "," + std::to_string(r);
+  }
+  if (key == pending_written_) return;
+  pending_written_ = key;
+  record_pending(config_.error_file, pending);
 }
 
 // ---- one cycle -------------------------------------------------------------------------------------------------
@@ -195,6 +294,9 @@ bool Engine::cycle() {
   timeline_.cycle(start, end, vote_.full());
   if (keep_going) return true;
   stop_reason_ = negotiated.shutdown;
+  stop_blame_ = negotiated.shutdown_blame;
+  stop_stall_ = negotiated.shutdown_stall;
+  stop_tensor_ = negotiated.shutdown_tensor;
   return false;
 }
 
@@ -245,7 +347,7 @@ void Engine::requeue_slow_hits(Clock::time_point now) {
   if (!stall_.enabled()) return;
   for (std::size_t slot = 0; slot < pending_hits_.size(); ++slot) {
     const Hit& hit = pending_hits_[slot];
-    if (hit.request && now - hit.since > config_.stall_check_time / 2) evict_.insert(slot);
+    if (hit.request && now - hit.since > requeue_after_) evict_.insert(slot);
   }
 }
 

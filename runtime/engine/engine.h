@@ -30,11 +30,13 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/failure_record.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/config.h"
 #include "runtime/engine/autotune.h"
@@ -108,6 +110,12 @@ class Engine final : public WaitDriver {
   void tune(bool executed, Clock::time_point end);
   Clock::time_point next_cycle_at(Clock::time_point now) const;
   void finish(std::exception_ptr failure);
+  // The report's side (failure_file.h): why this rank's ops fail once the engine stopped, and the coordinator's
+  // oldest pending op while ranks wait.
+  std::exception_ptr shutdown_error() const;
+  std::optional<FailureRecord> stop_record(const std::exception_ptr& failure) const;
+  std::optional<FailureRecord> coordinator_stop_record() const;
+  void note_pending(Clock::time_point now);
 
   Config config_;
   Communicator& comm_;
@@ -120,6 +128,8 @@ class Engine final : public WaitDriver {
   Timeline timeline_;
   Autotuner autotune_;  // the thread in run_cycle() only; sets fusion_threshold_ and cycle_time_us_ while tuning
   std::chrono::milliseconds heartbeat_;
+  // A cached request waiting this long goes back to full negotiation, where the coordinator sees who is missing.
+  Clock::duration requeue_after_;
   std::atomic<std::size_t> fusion_threshold_;
   std::atomic<std::int64_t> cycle_time_us_;      // HOROVOD_CYCLE_TIME until set_cycle_time()
   std::atomic<bool> saw_gpu_{false};             // a GPU tensor was enqueued: cycles stay on the background thread
@@ -146,6 +156,15 @@ class Engine final : public WaitDriver {
   Clock::time_point last_cycle_end_ = Clock::now();
   Clock::duration delay_{};
   std::string stop_reason_;
+  std::vector<std::int64_t> stop_blame_;  // with stop_reason_: the ranks the coordinator stopped the job for
+  bool stop_stall_ = false;
+  std::string stop_tensor_;
+  Clock::time_point next_pending_check_{};
+  std::string pending_written_;  // what the last record_pending() wrote ("" none)
+
+  // Written once by finish(); recorded then when ops fail at once, else by the first enqueue() that fails.
+  std::optional<FailureRecord> stop_record_;
+  std::atomic<bool> stop_record_due_{false};
 
   std::jthread thread_;  // last member: starts after everything it uses exists
 };

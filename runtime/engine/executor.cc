@@ -89,7 +89,10 @@ void Executor::execute(const Response& r) {
     }
   };
   if (!r.error.empty()) {
-    complete(std::make_exception_ptr(Error(r.error_kind, r.error, {.tensor = r.names.size() == 1 ? r.names[0] : ""})));
+    // The peer is the rank at fault (a mismatch's odd one out, a stalled rank): whom this rank's failure is down to.
+    complete(std::make_exception_ptr(Error(r.error_kind, r.error,
+                                           {.peer = r.blame.empty() ? -1 : static_cast<int>(r.blame.front()),
+                                            .tensor = r.names.size() == 1 ? r.names[0] : ""})));
     es.clear();
     return;
   }

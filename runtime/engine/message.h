@@ -35,6 +35,7 @@ struct Response {
   std::vector<std::string> names;               // several when fused or grouped
   std::string error;                            // non-empty: these tensors fail on every rank with this message
   ErrorKind error_kind = ErrorKind::kInternal;  // with error: usage, mismatch (ranks disagree) or stall
+  std::vector<std::int64_t> blame;              // with error: the ranks at fault (a mismatch's odd ones out)
   DataType dtype = DataType::kFloat32;
   ReduceOp reduce_op = ReduceOp::kSum;
   double prescale = 1.0;
@@ -57,6 +58,11 @@ struct RequestList {
 struct ResponseList {
   std::vector<Response> responses;
   std::string shutdown;  // non-empty: every rank stops with this reason after executing `responses`
+  // With shutdown: the ranks it is down to (the one that called hvd::shutdown(), or those a stall waited for),
+  // whether it is a stall, and the stalled tensor.
+  std::vector<std::int64_t> shutdown_blame;
+  bool shutdown_stall = false;
+  std::string shutdown_tensor;
 };
 
 bool is_reduction(OpType type);  // allreduce, reducescatter: fusable, cacheable

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "runtime/engine/validation.h"
 
 namespace hvd::detail {
@@ -27,7 +29,12 @@ StallInspector::Verdict StallInspector::inspect(const std::vector<PendingTensor>
       list += "\n  " + std::string(name_of(t.type)) + " '" + t.name + "' waited " + std::to_string(waited.count()) +
               " s for " + describe_ranks(t.missing, hosts_);
     }
-    if (shutdown_time_.count() > 0 && waited >= shutdown_time_) v.fail.push_back(t.name);
+    if (shutdown_time_.count() > 0 && waited >= shutdown_time_) {
+      v.fail.push_back(t.name);
+      for (int r : t.missing) {
+        if (std::find(v.missing.begin(), v.missing.end(), r) == v.missing.end()) v.missing.push_back(r);
+      }
+    }
   }
   if (shown == 0) return v;
   if (shown > 10) list += "\n  ... and " + std::to_string(shown - 10) + " more";

@@ -23,9 +23,11 @@ std::string fmt_double(double v) {
 }
 
 // Groups the submitting ranks by `field`; returns "" when they agree, else the disagreement phrase with the
-// minority first: "rank 1 (h2) sent float16, rank 0 (h1) sent float32".
+// minority first: "rank 1 (h2) sent float16, rank 0 (h1) sent float32". `odd` gets that minority: the ranks at
+// fault (the root-cause report names them; the others fail because of them).
 std::string disagreement(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts,
-                         const std::function<std::string(const Request&)>& field, const std::string& verb) {
+                         const std::function<std::string(const Request&)>& field, const std::string& verb,
+                         std::vector<std::int64_t>& odd) {
   std::map<std::string, std::vector<int>> groups;
   for (std::size_t r = 0; r < by_rank.size(); ++r) {
     if (by_rank[r]) groups[field(*by_rank[r])].push_back(static_cast<int>(r));
@@ -43,6 +45,7 @@ std::string disagreement(const std::vector<const Request*>& by_rank, const std::
     if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
     return a.second.front() < b.second.front();
   });
+  odd.assign(ordered.front().second.begin(), ordered.front().second.end());
   std::string out;
   for (const auto& [value, ranks] : ordered) {
     if (!out.empty()) out += ", ";
@@ -94,7 +97,7 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
   };
   auto check = [&](const std::function<std::string(const Request&)>& field, const std::string& verb,
                    const std::string& fix) -> bool {
-    auto d = disagreement(by_rank, hosts, field, verb);
+    auto d = disagreement(by_rank, hosts, field, verb, resp.blame);
     if (d.empty()) return true;
     resp.error = what + d + "; " + fix;
     resp.error_kind = ErrorKind::kMismatch;

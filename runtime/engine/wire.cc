@@ -110,12 +110,13 @@ RequestList decode_requests(const std::string& bytes) {
 std::string encode(const ResponseList& list) {
   Writer w;
   w.put(list.shutdown);
+  w.put(list.shutdown_blame), w.put(static_cast<std::uint8_t>(list.shutdown_stall)), w.put(list.shutdown_tensor);
   w.put(static_cast<std::uint32_t>(list.responses.size()));
   for (const auto& r : list.responses) {
     w.put(r.type);
     w.put(static_cast<std::uint32_t>(r.names.size()));
     for (const auto& n : r.names) w.put(n);
-    w.put(r.error), w.put(r.error_kind), w.put(r.dtype), w.put(r.reduce_op), w.put(r.prescale), w.put(r.postscale),
+    w.put(r.error), w.put(r.error_kind), w.put(r.blame), w.put(r.dtype), w.put(r.reduce_op), w.put(r.prescale), w.put(r.postscale),
         w.put(r.root);
     w.put(static_cast<std::uint32_t>(r.shapes.size()));
     for (const auto& s : r.shapes) w.put(s);
@@ -128,12 +129,15 @@ ResponseList decode_responses(const std::string& bytes) {
   Reader rd(bytes);
   ResponseList list;
   rd.get(list.shutdown);
+  std::uint8_t stall = 0;
+  rd.get(list.shutdown_blame), rd.get(stall), rd.get(list.shutdown_tensor);
+  list.shutdown_stall = stall != 0;
   list.responses.resize(rd.count());
   for (auto& r : list.responses) {
     rd.get(r.type);
     r.names.resize(rd.count());
     for (auto& n : r.names) rd.get(n);
-    rd.get(r.error), rd.get(r.error_kind), rd.get(r.dtype), rd.get(r.reduce_op), rd.get(r.prescale),
+    rd.get(r.error), rd.get(r.error_kind), rd.get(r.blame), rd.get(r.dtype), rd.get(r.reduce_op), rd.get(r.prescale),
         rd.get(r.postscale), rd.get(r.root);
     r.shapes.resize(rd.count());
     for (auto& s : r.shapes) rd.get(s);

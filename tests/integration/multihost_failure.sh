@@ -29,6 +29,6 @@ expect_rc 4 "h2's agent SIGKILLed (an agent lost while the job ran)"
 # Its link closes as the kernel closes the killed agent's socket: FIN, or RST when it held unread heartbeats.
 lost=$(grep -E '^hvdrun: lost the agent on h2 \((connection closed by peer|Connection reset by peer)\); stopping the job on every host$' <<<"$ERR") ||
   { echo "$ERR"; fail "no line 'hvdrun: lost the agent on h2 (connection closed by peer); stopping the job on every host'"; }
-[ "$(grep -c 'lost the agent' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "expected one 'lost the agent' line"; }
+[ "$(grep -c '^hvdrun: lost the agent' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "expected one 'hvdrun: lost the agent' line"; }
 expect_no_job_on 15 h1 h2
 pass "SIGKILL of h2's agent -> exit 4 in ${ELAPSED}s: '$lost'; nothing left on h1 or h2"

@@ -27,6 +27,9 @@ from hvd.torch.mpi_ops import (allgather, allgather_async, allreduce, allreduce_
                                grouped_allreduce_async_, join, poll, reducescatter, reducescatter_async, synchronize)
 from hvd.torch.optimizer import DistributedOptimizer
 from hvd.torch import elastic  # noqa: E402  (hvd.elastic: after the API it uses)
+from hvd.torch import failure_record as _failure_record
+
+_failure_record.install()  # under hvdrun: an uncaught exception goes to this rank's error file for the report
 
 __all__ = [
     "init", "shutdown", "is_initialized", "rank", "size", "local_rank", "local_size", "cross_rank", "cross_size",

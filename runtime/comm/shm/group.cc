@@ -201,6 +201,9 @@ void ShmGroup::throw_failure(const char* op) {
     const auto& peer = peers_[who - 1];
     failed_ = std::string(controls_[who - 1]->reason) +
               (static_cast<int>(who - 1) == rank_ ? "" : " (reported by " + describe(peer) + ")");
+    // Another rank of this host aborted the group for a failure it met: this rank fails because of that rank (the
+    // root-cause report follows its record on to the rank it blames).
+    if (failed_peer_ < 0 && static_cast<int>(who - 1) != rank_) failed_peer_ = peer.rank;
   }
   const auto& self = peers_[static_cast<std::size_t>(rank_)];
   throw Error(ErrorKind::kPeerLost, std::string(op) + " on " + describe(self) + " failed: " + *failed_,

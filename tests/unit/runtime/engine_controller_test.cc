@@ -73,6 +73,10 @@ TEST_CASE("a mismatch fails that tensor only; shutdown from any rank is announce
   CHECK(out.responses[0].error.find("rank 1 (h2) sent int32, rank 0 (h1) sent float32") != std::string::npos);
   CHECK(out.responses[1].error.empty());
   CHECK(out.shutdown == "rank 1 (h2) called hvd::shutdown()");
+  // For the root-cause report: the odd rank is blamed for the mismatch, the caller for the shutdown.
+  CHECK(out.responses[0].blame == std::vector<std::int64_t>{1});
+  CHECK(out.shutdown_blame == std::vector<std::int64_t>{1});
+  CHECK_FALSE(out.shutdown_stall);
 }
 
 TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails the tensor") {
@@ -87,4 +91,21 @@ TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails
   REQUIRE(out.responses.size() == 1);
   CHECK(out.responses[0].error.find("allreduce 'x' waited 3 s for rank 2 (h1)") != std::string::npos);
   CHECK_FALSE(out.shutdown.empty());
+  CHECK(out.responses[0].blame == std::vector<std::int64_t>{2});
+  CHECK(out.shutdown_blame == std::vector<std::int64_t>{2});
+  CHECK(out.shutdown_stall);
+  CHECK(out.shutdown_tensor == "x");
+}
+
+TEST_CASE("the oldest pending op names its missing ranks, once it is older than asked") {
+  StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
+  Controller c(3, kHosts, stall);
+  auto t0 = std::chrono::steady_clock::now();
+  c.coordinate({list({request(0, "x")}), list({}), list({request(2, "x")})}, t0);
+  CHECK_FALSE(c.oldest_pending(t0 - std::chrono::seconds(1)));
+  auto p = c.oldest_pending(t0);
+  REQUIRE(p);
+  CHECK(p->tensor == "x");
+  CHECK(p->op == "allreduce");
+  CHECK(p->missing == std::vector<int>{1});
 }

@@ -1,9 +1,10 @@
-// The engine's message helpers (runtime/engine/message.h): op names, reductions, shapes.
+// The engine's message helpers (runtime/engine/message.h): op names, reductions, shapes; the blame fields on the wire.
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "runtime/engine/message.h"
+#include "runtime/engine/wire.h"
 
 using namespace hvd::detail;
 
@@ -20,4 +21,24 @@ TEST_CASE("message: every op type has its name; a value outside the enum reads a
   CHECK_FALSE(is_reduction(OpType::kAllgather));
   CHECK(num_elements({2, 3, 4}) == 24);
   CHECK(shape_string({2, 3}) == "[2, 3]");
+}
+
+TEST_CASE("who is to blame survives the wire: a response's ranks at fault, the shutdown's ranks, stall and tensor") {
+  ResponseList list;
+  Response r;
+  r.names = {"x"};
+  r.error = "allreduce 'x': rank 2 (h2) sent shape [8], ranks 0, 1 (h1) sent shape [16]";
+  r.error_kind = hvd::ErrorKind::kMismatch;
+  r.blame = {2};
+  list.responses.push_back(r);
+  list.shutdown = "stalled";
+  list.shutdown_blame = {1, 3};
+  list.shutdown_stall = true;
+  list.shutdown_tensor = "grad";
+  auto back = decode_responses(encode(list));
+  REQUIRE(back.responses.size() == 1);
+  CHECK(back.responses[0].blame == std::vector<std::int64_t>{2});
+  CHECK(back.shutdown_blame == std::vector<std::int64_t>{1, 3});
+  CHECK(back.shutdown_stall);
+  CHECK(back.shutdown_tensor == "grad");
 }

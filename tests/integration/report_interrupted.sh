@@ -1,0 +1,42 @@
+# Root-cause report of a hung job stopped from outside (the stall shutdown is off by default): rank 2 of 3 never
+# submits allreduce 'wait'. Ctrl-C (SIGINT) then SIGTERM stop hvdrun; the report names the op the others wait
+# in, its tensor and the missing rank 2 with its host and pid; the JSON parses, also after a second Ctrl-C.
+source "$(dirname "$0")/lib.bash"
+source "$(dirname "$0")/report_lib.bash"
+
+# hung_job SIGNAL...: starts the job, waits for it to hang, sends the signals back to back and waits for the end.
+hung_job() {
+  "$HVDRUN" -np 3 --kill-grace 2 --report "$REPORT" -x HOROVOD_STALL_CHECK_TIME_SECONDS=4 \
+    "$REPORT_WORKER" stall 2 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+  local pid=$!
+  wait_lines 3 'pid=' 30
+  sleep 4  # the coordinator records what its ranks wait in after 1 s, within a heartbeat (1 s here)
+  for sig in "$@"; do kill "-$sig" "$pid" 2>/dev/null || true; done
+  wait_exit "$pid" 30
+}
+
+hung_job INT
+expect_rc 130 "Ctrl-C"
+expect_err "the job was stopped by SIGINT (exit 130)" "summary"
+expect_err "Waiting when the job ended: allreduce 'wait' for " "summary"
+expect_err "missing rank 2 on localhost (pid " "summary"
+expect_json 'j["outcome"]' stopped
+expect_json 'j["signal"]' SIGINT
+expect_json 'j["exit_code"]' 130
+expect_json 'j["waiting"]["op"]' allreduce
+expect_json 'j["waiting"]["tensor"]' wait
+expect_json '[(m["rank"], m["host"], m["pid"] > 0) for m in j["waiting"]["missing"]]' "[(2, 'localhost', True)]"
+expect_json '[r["state"] for r in j["ranks"]]' "['stopped', 'stopped', 'stopped']"
+pass "Ctrl-C on a hung job: the report names allreduce 'wait' and the missing rank 2; exit 130"
+
+hung_job TERM
+expect_rc 143 "SIGTERM"
+expect_json 'j["signal"]' SIGTERM
+expect_json '[m["rank"] for m in j["waiting"]["missing"]]' "[2]"
+pass "SIGTERM on a hung job: the same report; exit 143"
+
+hung_job INT INT
+expect_rc 130 "Ctrl-C twice"
+expect_json 'j["outcome"]' stopped
+expect_json 'len(j["ranks"])' 3
+pass "Ctrl-C twice: the report still parses"

@@ -1,0 +1,149 @@
+#include <doctest/doctest.h>
+
+#include "launcher/report/job_report.h"
+#include "launcher/report/ranking.h"
+
+using hvd::FailureRecord;
+using namespace hvd::launcher::report;
+
+namespace {
+
+RankEnding exited(int rank, std::int64_t time_ms, std::optional<int> code, std::optional<int> signal = {}) {
+  RankEnding e;
+  e.rank = rank;
+  e.name = "rank " + std::to_string(rank);
+  e.host = "h" + std::to_string(rank);
+  e.pid = 100 + rank;
+  e.state = RankEnding::State::kExited;
+  e.code = code;
+  e.signal = signal;
+  e.time_ms = time_ms;
+  return e;
+}
+
+FailureRecord record(FailureRecord::Role role, std::int64_t time_ms, std::vector<int> blame = {}) {
+  FailureRecord r;
+  r.role = role;
+  r.reason = role == FailureRecord::Role::kCause ? "RuntimeError: boom" : "hvd is shut down";
+  r.time_ms = time_ms;
+  r.blame = std::move(blame);
+  return r;
+}
+
+JobFate failed_with(int code) {
+  JobFate fate;
+  fate.first_code = code;
+  return fate;
+}
+
+}  // namespace
+
+TEST_CASE("a job whose ranks all exit 0 succeeds with no root cause") {
+  auto v = judge({exited(0, 10, 0), exited(1, 11, 0)}, {}, {});
+  CHECK(v.outcome == Verdict::Outcome::kSucceeded);
+  CHECK(v.exit_code == 0);
+  CHECK_FALSE(v.root);
+}
+
+TEST_CASE("a consequence that exits first is not the root cause; the cause's code is the job's") {
+  auto r0 = exited(0, 100, 1);
+  r0.record = record(FailureRecord::Role::kConsequence, 95, {1});
+  auto r1 = exited(1, 120, 3);  // exited later, failed on its own
+  auto v = judge({r0, r1}, {}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 1);
+  CHECK(v.exit_code == 3);
+  CHECK(v.consequences == std::vector<std::size_t>{0});
+}
+
+TEST_CASE("of two causes the earlier failure is named, not the earlier exit nor the lower rank") {
+  auto r1 = exited(1, 100, 1);
+  r1.record = record(FailureRecord::Role::kCause, 100);
+  auto r2 = exited(2, 300, 7);  // failed at 50 but took long to exit
+  r2.record = record(FailureRecord::Role::kCause, 50);
+  r2.stopped = true;
+  auto v = judge({exited(0, 110, 0, 15), r1, r2}, {}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 2);
+  CHECK(v.exit_code == 7);  // it exited on its own, though hvdrun had signalled it
+}
+
+TEST_CASE("ranks hvdrun stopped are consequences; a signal of its own is a cause with 128+N") {
+  auto stopped = exited(0, 200, {}, 15);
+  stopped.stopped = true;
+  auto v = judge({stopped, exited(1, 100, {}, 11)}, {}, failed_with(139));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 1);
+  CHECK(v.exit_code == 139);
+  CHECK(describe_ending(stopped) == "was stopped (SIGTERM from the job's teardown)");
+}
+
+TEST_CASE("with no cause, the rank the earliest consequence blames is the root cause, inferred") {
+  auto r0 = exited(0, 100, 3);
+  r0.record = record(FailureRecord::Role::kConsequence, 90, {2});
+  auto r1 = exited(1, 101, 3);
+  r1.record = record(FailureRecord::Role::kConsequence, 91, {2});
+  auto r2 = exited(2, 150, {}, 15);
+  r2.stopped = true;
+  auto v = judge({r0, r1, r2}, {}, failed_with(3));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 2);
+  CHECK(v.root->inferred);
+  CHECK(v.exit_code == 3);  // killed by hvdrun's teardown: not a code of its own
+}
+
+TEST_CASE("a lost host is the root cause when it came first, and the job exits 4") {
+  auto r0 = exited(0, 300, 1);
+  r0.record = record(FailureRecord::Role::kConsequence, 290, {1});
+  RankEnding r1;
+  r1.rank = 1;
+  r1.host = "h1";
+  r1.state = RankEnding::State::kLost;
+  auto v = judge({r0, r1}, {{"h1", "link closed", 200}}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(v.root->host_loss == 0u);
+  CHECK(v.exit_code == 4);
+}
+
+TEST_CASE("hvdrun stopped by a signal before anything failed keeps 128+N") {
+  JobFate fate;
+  fate.signal = 2;
+  auto r0 = exited(0, 100, {}, 15);
+  r0.stopped = true;
+  auto v = judge({r0}, {}, fate);
+  CHECK(v.outcome == Verdict::Outcome::kStopped);
+  CHECK(v.exit_code == 130);
+  CHECK_FALSE(v.root);
+}
+
+TEST_CASE("JobReport reads the agent's exit frame and renders text and JSON") {
+  JobReport report;
+  report.add_rank(0, "rank 0", "h1");
+  report.add_rank(1, "rank 1", "h2");
+  report.started(1, 4242);
+  report.exited(0, {{"type", "exit"},
+                    {"rank", 0},
+                    {"pid", 41},
+                    {"code", 1},
+                    {"time_ms", 1000},
+                    {"record", {{"role", "consequence"}, {"reason", "hvd is shut down"}, {"blame", {1}}}}});
+  report.exited(1, {{"type", "exit"},
+                    {"rank", 1},
+                    {"pid", 4242},
+                    {"code", 5},
+                    {"time_ms", 2000},
+                    {"stderr_tail", {"loading shard 7", "fatal: shard 7 is corrupt"}}});
+  report.failed(1, "hvdrun: rank 0 on h1 (pid 41) exited with code 1");
+  CHECK(report.verdict().exit_code == 5);
+  const std::string text = report.summary();
+  CHECK(text.find("Root cause (first observed failure):\n  rank 1 on h2 (pid 4242) exited with code 5") !=
+        std::string::npos);
+  CHECK(text.find("fatal: shard 7 is corrupt") != std::string::npos);
+  CHECK(text.find("Consequences:\n  rank 0 on h1 (pid 41) exited with code 1: hvd is shut down") != std::string::npos);
+  auto j = report.to_json();
+  CHECK(j["outcome"] == "failed");
+  CHECK(j["root_cause"]["rank"] == 1);
+  CHECK(j["root_cause"]["source"] == "stderr");
+  CHECK(j["ranks"][0]["role"] == "consequence");
+  CHECK(j["ranks"][0]["blame"] == nlohmann::json::array({1}));
+}
