@@ -1,4 +1,4 @@
-# A host gone from the discovery script's list (netns hosts h1:2, h2:2; README, Elastic jobs): hvdrun says so,
+# A host gone from the discovery script's list (netns hosts h1:2, h2:2; docs/elastic.md): hvdrun says so,
 # answers its worker "no place" at rendezvous (it exits; no failure, no blacklisting), and once the job re-formed
 # without h2 stops h2's agent, also with a worker there that never came back to rendezvous (SIGSTOPped), while the
 # job goes on; h1's workers finish: exit 0. Workers are elastic_probe. h1/1 is held (SIGSTOP) until h2/0 has had

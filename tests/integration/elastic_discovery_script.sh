@@ -1,4 +1,4 @@
-# The discovery script's contract (README, Elastic jobs): a failing run is reported once, its stderr relayed line by
+# The discovery script's contract (docs/elastic.md): a failing run is reported once, its stderr relayed line by
 # line, and the hosts stay as they were until a run succeeds again ("succeeds again"); a run is bounded by 10 s,
 # after which hvdrun kills it and everything it started (its process group) and reports it, hosts kept; a script
 # that never succeeds fails the job after --elastic-timeout with exit 7 naming its error. Single host, elastic_probe

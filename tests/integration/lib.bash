@@ -100,7 +100,7 @@ wait_exit() {
 # now_ms: milliseconds since the epoch, for bounds measured from an event.
 now_ms() { date +%s%3N; }
 
-# After a second Ctrl-C hvdrun waits up to 3 s for the agents' confirmations, then exits (README, "Stopping").
+# After a second Ctrl-C hvdrun waits up to 3 s for the agents' confirmations, then exits (docs/hvdrun.md, "Stopping").
 # The tests allow 3 s more for a loaded 2-core machine: still below the --kill-grace 8 they run with and the 10 s
 # heartbeat timeout, so a hvdrun that waited out the grace or an unreachable agent fails.
 SECOND_SIGINT_BOUND_MS=6000

@@ -1,6 +1,6 @@
 # A second Ctrl-C on a 2-host job: every agent SIGKILLs its workers at once (children of the workers that ignore
 # SIGTERM and SIGINT included) and confirms before hvdrun exits 130, within SECOND_SIGINT_BOUND_MS of the second
-# SIGINT (the README's 3 s wait for confirmations plus slack; lib.bash), so nothing is left on any host. With one
+# SIGINT (the 3 s wait of docs/hvdrun.md for confirmations plus slack; lib.bash), so nothing is left on any host. With one
 # host unreachable, hvdrun still exits 130 within that bound, and that host's agent kills its workers when it
 # loses hvdrun.
 source "$(dirname "$0")/multihost_lib.bash"

@@ -1,4 +1,4 @@
-# Failures of a job hvdrun runs inside a real Slurm allocation on the netns hosts (README, "On a Slurm cluster"):
+# Failures of a job hvdrun runs inside a real Slurm allocation on the netns hosts (docs/slurm.md):
 # `scancel` mid-job ends every agent and worker on every node (Slurm tracks them: they run in its srun step) and
 # hvdrun reports the first worker it stopped, exit 143; a node failure (h2's slurmd, step daemon, agent and workers
 # SIGKILLed) makes hvdrun exit 4 naming h2 and stop h1's workers; hvdrun SIGKILLed leaves no agent or worker behind.

@@ -26,7 +26,7 @@ assert not missing, f"no {missing} among {sorted(seen)}"
 PYEOF
 }
 
-# tracks FILE RANK: the README's per-rank tracks. The process is named "rank RANK"; tid 0 is "cycles" (negotiate
+# tracks FILE RANK: the per-rank tracks of docs/cpp-api.md, "Timeline". The process is named "rank RANK"; tid 0 is "cycles" (negotiate
 # and cycle events), 1 "negotiation" (negotiate <op>), 2 "ops" (<op>, category op or error); none is empty.
 tracks() {
   "$PY" - "$1" "$2" <<'PYEOF' || fail "$1: the per-rank tracks, see above"
