@@ -23,7 +23,8 @@ MODELS = ("mnist", "resnet18", "mlp200")
 
 
 class MnistNet(nn.Module):
-    """Horovod's PyTorch MNIST network."""
+    """Horovod's PyTorch MNIST network (as examples/python/pytorch_fashion_mnist.py's Net, which imports hvd.torch:
+    the DDP side must not load hvd, or its memory and start would carry hvd's)."""
 
     def __init__(self):
         super().__init__()
