@@ -1,6 +1,6 @@
 # Failures of a job hvdrun runs inside a real Slurm allocation on the netns hosts (docs/slurm.md):
 # `scancel` mid-job ends every agent and worker on every node (Slurm tracks them: they run in its srun step) and
-# hvdrun reports the first worker it stopped, exit 143; a node failure (h2's slurmd, step daemon, agent and workers
+# hvdrun reports the first worker it stopped, exit 143, with a root-cause report; a node failure (h2's slurmd, step daemon, agent and workers
 # SIGKILLed) makes hvdrun exit 4 naming h2 and stop h1's workers; hvdrun SIGKILLed leaves no agent or worker behind.
 source "$(dirname "$0")/slurm_lib.bash"
 ALLOC=(-N2 --ntasks-per-node=2)
@@ -24,10 +24,15 @@ expect_rc 143 "scancel $job mid-job (salloc exits with hvdrun's code)"
 # Ranks 0, 1 run on h1 and 2, 3 on h2 (--ntasks-per-node=2).
 stopped=$(grep -E '^hvdrun: rank ([01] on h1|[23] on h2) \(pid [0-9]+\) was killed by SIGTERM$' <<<"$ERR") ||
   { echo "$ERR"; fail "scancel: no line 'hvdrun: rank R on hN (pid P) was killed by SIGTERM'"; }
-[ "$(grep -c '^hvdrun: ' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "scancel: expected one report from hvdrun"; }
+[ "$(grep -c '^hvdrun: rank ' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "scancel: expected one first-failure line"; }
+grep -qx 'hvdrun: the job failed (exit 143)' <<<"$ERR" || { echo "$ERR"; fail "scancel: no report headline"; }
+# scancel's SIGTERMs reach the ranks in no set order: the root cause is whichever rank the report saw die first.
+grep -A1 -x 'Root cause (first observed failure):' <<<"$ERR" |
+  grep -qE '^  rank ([01] on h1|[23] on h2) \(pid [0-9]+\) (was killed by SIGTERM|was stopped)' ||
+  { echo "$ERR"; fail "scancel: the report names no rank as its root cause"; }
 expect_no_job_on 15 h1 h2
 wait_job_gone 15
-pass "scancel $job mid-job: exit 143 in ${ELAPSED}s, '$stopped'; no agent or worker left on h1 or h2"
+pass "scancel $job mid-job: exit 143 in ${ELAPSED}s, '$stopped', and the report; no agent or worker left on h1 or h2"
 
 # hvdrun SIGKILLed: srun's stdin closes, so does every agent's, and nothing of the job survives anywhere.
 h0_salloc_bg "${ALLOC[@]}" -- --kill-grace 2 "$WORKER" hang
@@ -48,6 +53,7 @@ expect_rc 4 "node h2 killed mid-job (an agent lost while the job ran)"
 # The agent's link closes with its killed process: FIN, or RST when it held unread heartbeats.
 lost=$(grep -E '^hvdrun: lost the agent on h2 \((connection closed by peer|Connection reset by peer)\); stopping the job on every host$' <<<"$ERR") ||
   { echo "$ERR"; fail "no line 'hvdrun: lost the agent on h2 (connection closed by peer); stopping the job on every host'"; }
-[ "$(grep -c '^hvdrun: ' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "node h2 killed: expected one report from hvdrun"; }
+[ "$(grep -c '^hvdrun: lost the agent' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "node h2 killed: expected one lost-agent line"; }
+grep -qx 'hvdrun: the job failed (exit 4)' <<<"$ERR" || { echo "$ERR"; fail "node h2 killed: no report headline"; }
 expect_no_job_on 15 h1 h2
 pass "node h2 killed mid-job: exit 4 in ${ELAPSED}s, '$lost'; nothing left on h1"
