@@ -2,7 +2,11 @@
 // (DistributedRandomSampler) with gradients averaged by DistributedOptimizer; rank 0 logs and writes the checkpoint.
 // Extra flags for tests and benchmarks: --max-steps, --checksum (each rank prints a hash of its parameters),
 // --benchmark (rank 0 prints one `BENCH key=value ...` line: throughput and the time step() waits for allreduce).
-#include <torch/torch.h>
+#include <torch/cuda.h>
+#include <torch/data/samplers/distributed.h>
+#include <torch/optim/sgd.h>
+#include <torch/serialize.h>
+#include <torch/utils.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>

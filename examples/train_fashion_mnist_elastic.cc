@@ -11,7 +11,8 @@
 // It also runs as a static job. --max-steps and --checksum for tests: each rank prints a hash of its parameters at
 // the end and after each (re)start's sync ("elastic synced ..."), rank 0 at each commit ("elastic commit ..."), so
 // a test can see that a reset went back to the committed parameters.
-#include <torch/torch.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

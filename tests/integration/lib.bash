@@ -119,11 +119,15 @@ wait_none() {
 }
 
 # alive PID: true while the process exists and is not a zombie.
-# Agents of this build: exec'd hvd-agents, and local agents hvdrun forked without exec (named hvd-agent, with
-# hvdrun's command line); other jobs' agents on the machine do not count. Prints their pids; fails when none.
+# Agents of this build started by this test: exec'd hvd-agents, and local agents hvdrun forked without exec (named
+# hvd-agent, with hvdrun's command line). Other jobs' agents on the machine do not count, nor those of tests
+# running beside this one (ctest -j): each test's processes inherit its own HVD_TEST_SCOPE. Prints their pids;
+# fails when none.
+export HVD_TEST_SCOPE="$$-$RANDOM"
 this_build_agents() {
   local pid found=1
   for pid in $(pgrep -x hvd-agent); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "HVD_TEST_SCOPE=$HVD_TEST_SCOPE" || continue
     if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "^$HVD_BIN/hvd(-agent|run) "; then
       echo "$pid"
       found=0
