@@ -149,7 +149,12 @@ class SshAgentProcess : public AgentProcess {
     std::string secret_line = start_.secret_hex + "\n";
     if (ssh_channel_write(channel.get(), secret_line.data(), secret_line.size()) !=
         static_cast<int>(secret_line.size())) {
-      throw SshError(start_.host + ": cannot hand the job secret to hvd-agent: " + ssh_get_error(conn.session()));
+      // The remote command can end before it reads the secret (no hvd-agent there: the shell exits at once), and
+      // then its stderr and exit status say why, not the write.
+      std::string write_error = ssh_get_error(conn.session());
+      std::string ended = watch(conn, channel.get(), stop);
+      throw SshError(!ended.empty() ? ended
+                                    : start_.host + ": cannot hand the job secret to hvd-agent: " + write_error);
     }
     auto t3 = Clock::now();
     auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
