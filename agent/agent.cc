@@ -43,7 +43,7 @@ Agent::Agent(AgentOptions options)
                         nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
                         if (e.signal) m["signal"] = *e.signal;
                         if (e.code) m["code"] = *e.code;
-                        exit_reports_.fill(e.rank, e.ended_ms, e.stopped, m);
+                        exit_reports_.fill(e.rank, e.ended_ms, e.stopped, e.outside, m);
                         send(m);
                       },
                       [this] {

@@ -12,9 +12,11 @@ namespace {
 
 using Role = FailureRecord::Role;
 
-// A rank hvdrun's teardown signalled, without a record of a failure of its own, is no cause.
+// A rank hvdrun's teardown signalled, without a record of a failure of its own, is no cause; nor is one stopped
+// from outside the job, whatever it recorded on the way (Python's KeyboardInterrupt).
 bool is_cause(const RankEnding& e) {
   if (e.state == RankEnding::State::kSpawnFailed) return true;
+  if (e.outside) return false;
   if (e.is_cause_record()) return true;
   if (e.state != RankEnding::State::kExited || !e.failed()) return false;
   return !e.is_consequence() && !e.stopped;
@@ -56,6 +58,7 @@ std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) 
   const RankEnding& witness = endings[*first];
   for (std::size_t i = 0; i < endings.size(); ++i) {
     if (endings[i].rank != witness.record->blame.front()) continue;
+    if (endings[i].outside) return std::nullopt;  // stopped from outside: the others' failure is no fault of it
     RootCause root = rank_cause(endings, i);
     root.inferred = true;
     root.time_ms = witness.record->time_ms;
@@ -120,9 +123,12 @@ std::string describe_ending(const RankEnding& e) {
       return "could not be started: " + e.error;
     case RankEnding::State::kLost:
       return "was lost with its host (" + e.error + ")";
+    case RankEnding::State::kUnknown:
+      return "ended as mpirun did not say";
     case RankEnding::State::kExited:
       break;
   }
+  if (e.signal && e.outside) return "was stopped from outside the job (" + signal_name(*e.signal) + ")";
   if (e.signal && e.stopped) return "was stopped (" + signal_name(*e.signal) + " from the job's teardown)";
   if (e.signal) return "was killed by " + signal_name(*e.signal);
   const bool after_stop = e.stopped && !e.is_cause_record();
@@ -134,9 +140,10 @@ Verdict judge(const std::vector<RankEnding>& endings, const std::vector<HostLoss
   Verdict v;
   const bool any_failed = std::any_of(endings.begin(), endings.end(), [](const auto& e) { return e.failed(); });
   if (fate.first_code == 0 && !fate.signal && losses.empty() && !any_failed) return v;
-  v.outcome = fate.signal ? Verdict::Outcome::kStopped : Verdict::Outcome::kFailed;
-  if (elastic && fate.first_code == 0 && !fate.signal) v.outcome = Verdict::Outcome::kSucceeded;
   v.root = first_cause(endings, losses);
+  const bool outside = std::any_of(endings.begin(), endings.end(), [](const auto& e) { return e.outside; });
+  v.outcome = fate.signal || (!v.root && outside) ? Verdict::Outcome::kStopped : Verdict::Outcome::kFailed;
+  if (elastic && fate.first_code == 0 && !fate.signal) v.outcome = Verdict::Outcome::kSucceeded;
   v.exit_code = elastic ? fate.first_code : exit_code_of(v.root, endings, fate);
   const std::string lost_root = v.root && v.root->host_loss ? losses[*v.root->host_loss].host : "";
   for (std::size_t i = 0; i < endings.size(); ++i) {
