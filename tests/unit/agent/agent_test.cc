@@ -309,7 +309,7 @@ TEST_CASE("an unreachable coordinator: the agent names the address and exits 3")
                                    std::to_string(port) + ": connection refused\n");
 }
 
-TEST_CASE("SIGTERM to the agent tears the workers down, reports them and exits 0") {
+TEST_CASE("SIGTERM to the agent tears the workers down, reports them (stopped from outside) and exits 0") {
   Coordinator c;
   c.launch_on_hello({"sleep", "1000"}, 2);
   AgentChild agent(c.port(), c.secret_hex());
@@ -319,7 +319,10 @@ TEST_CASE("SIGTERM to the agent tears the workers down, reports them and exits 0
   CHECK(agent.wait_exit(5s) == 0);
   auto exits = c.of_type("exit");
   REQUIRE(exits.size() == 2);
-  for (const auto& e : exits) CHECK(e["signal"] == SIGTERM);
+  for (const auto& e : exits) {
+    CHECK(e["signal"] == SIGTERM);
+    CHECK(e["outside"] == true);
+  }
   CHECK(c.messages.back()["type"] == "bye");
 }
 
