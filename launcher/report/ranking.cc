@@ -46,6 +46,17 @@ RootCause rank_cause(const std::vector<RankEnding>& endings, std::size_t i) {
   return root;
 }
 
+// A stalled rank stopped by the teardown before its own record of the stall was written: the witness's record
+// says as much, from the other side.
+void stall_from_witness(const FailureRecord& witness, RootCause& root) {
+  std::string what = witness.reason;
+  if (what.starts_with("hvd is shut down: ")) what.erase(0, 18);
+  root.reason = "stall: this rank did not submit '" + witness.tensor + "', which the other ranks waited in";
+  root.details = {what};
+  root.details.insert(root.details.end(), witness.details.begin(), witness.details.end());
+  root.source = witness.source;
+}
+
 // No rank failed on its own: the rank the earliest consequence blames, if it is one of the job's.
 std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) {
   std::optional<std::size_t> first;
@@ -62,7 +73,9 @@ std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) 
     RootCause root = rank_cause(endings, i);
     root.inferred = true;
     root.time_ms = witness.record->time_ms;
-    if (!endings[i].is_cause_record()) {
+    if (!endings[i].is_cause_record() && witness.record->stall) {
+      stall_from_witness(*witness.record, root);
+    } else if (!endings[i].is_cause_record()) {
       root.reason = witness.name + " failed because of it: " + witness.record->reason;
       if (root.source != "stderr") {  // its own last lines say more than the witness's frames
         root.details = witness.record->details;

@@ -204,3 +204,21 @@ TEST_CASE("JobReport: a job stopped from outside says so, with the op its ranks 
   CHECK(j["ranks"][1]["outside"] == true);
   CHECK(j["waiting"]["missing"][0]["host"] == "h2");
 }
+
+TEST_CASE("a stalled rank stopped before it recorded the stall is named with the stall, from the witness's record") {
+  auto r0 = exited(0, 100, 1);
+  r0.record = record(FailureRecord::Role::kConsequence, 90, {1});
+  r0.record->stall = true;
+  r0.record->tensor = "wait";
+  r0.record->reason = "hvd is shut down: stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1";
+  auto r1 = exited(1, 101, {}, 15);
+  r1.stopped = true;
+  auto v = judge({r0, r1}, {}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 1);
+  CHECK(v.root->inferred);
+  CHECK(v.root->reason == "stall: this rank did not submit 'wait', which the other ranks waited in");
+  CHECK(v.root->details ==
+        std::vector<std::string>{"stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1"});
+  CHECK(hvd::failure_record_from_json(hvd::to_json(*r0.record)).stall);
+}
