@@ -43,7 +43,9 @@ Agent::Agent(AgentOptions options)
                         nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
                         if (e.signal) m["signal"] = *e.signal;
                         if (e.code) m["code"] = *e.code;
-                        exit_reports_.fill(e.rank, e.ended_ms, e.stopped, m);
+                        // Stopped by this agent because a stop signal reached it: stopped from outside too.
+                        const bool outside = e.outside || (e.stopped && stopped_from_outside_);
+                        exit_reports_.fill(e.rank, e.ended_ms, e.stopped, outside, m);
                         send(m);
                       },
                       [this] {
@@ -245,6 +247,7 @@ void Agent::do_watch_stdin() {
 
 void Agent::do_wait_signals() {
   signals_.async_wait([this](int sig) {
+    if (!stopping_) stopped_from_outside_ = true;
     stop(std::string("received SIG") + ::sigabbrev_np(sig), kExitOk, false);
     do_wait_signals();
   });

@@ -89,6 +89,7 @@ class Agent {
   bool ready_ = false;
   bool launched_ = false;
   bool stopping_ = false;
+  bool stopped_from_outside_ = false;  // SIGTERM, SIGINT or SIGHUP reached the agent itself (scancel, a terminal)
   bool finished_ = false;
   int kill_grace_ms_ = static_cast<int>(protocol::kDefaultKillGraceSeconds * 1000);  // set by the launch message
   int exit_code_ = kExitOk;

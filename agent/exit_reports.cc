@@ -77,9 +77,10 @@ void ExitReports::on_stderr(int id, const std::vector<std::string>& lines) {
   }
 }
 
-void ExitReports::fill(int id, std::int64_t ended_ms, bool stopped, nlohmann::json& message) {
+void ExitReports::fill(int id, std::int64_t ended_ms, bool stopped, bool outside, nlohmann::json& message) {
   message["time_ms"] = ended_ms;
   message["stopped"] = stopped;
+  message["outside"] = outside;
   if (auto it = stderr_.find(id); it != stderr_.end()) {
     message["stderr_tail"] = std::vector<std::string>(it->second.begin(), it->second.end());
     stderr_.erase(it);

@@ -7,6 +7,12 @@
 #include "common/failure_record.h"
 
 namespace hvd::agent {
+namespace {
+
+// The signals that stop a job (hvdrun's own stop signals, scancel's, a terminal's), as opposed to a crash's.
+bool is_stop_signal(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGHUP; }
+
+}  // namespace
 
 struct Supervisor::Worker {
   Worker(asio::io_context& io, int r, Process p)
@@ -133,6 +139,7 @@ void Supervisor::report(Worker& w) {
   exit.stopped = w.signalled;
   if (WIFSIGNALED(*w.status)) {
     exit.signal = WTERMSIG(*w.status);
+    exit.outside = !w.signalled && is_stop_signal(*exit.signal);
   } else {
     exit.code = WEXITSTATUS(*w.status);
   }

@@ -32,6 +32,9 @@ struct WorkerExit {
   std::optional<int> signal;  // set when a signal killed it
   std::int64_t ended_ms = 0;  // when it was reaped: wall clock, ms since the epoch
   bool stopped = false;       // the supervisor had signalled it (terminate, kill_now) before it ended
+  // Ended by SIGTERM, SIGINT or SIGHUP the supervisor did not send: stopped from outside the job (scancel, kill,
+  // a terminal's signal), no failure of its own.
+  bool outside = false;
 };
 
 class Supervisor {

@@ -36,6 +36,7 @@ nlohmann::json to_json(const FailureRecord& r) {
   if (!r.blame.empty()) j["blame"] = r.blame;
   if (!r.tensor.empty()) j["tensor"] = r.tensor;
   if (!r.source.empty()) j["source"] = r.source;
+  if (r.stall) j["stall"] = true;
   return j;
 }
 
@@ -51,6 +52,7 @@ FailureRecord failure_record_from_json(const nlohmann::json& j) {
   get_if_present(j, "tensor", r.tensor);
   get_if_present(j, "source", r.source);
   get_if_present(j, "time_ms", r.time_ms);
+  get_if_present(j, "stall", r.stall);
   return r;
 }
 

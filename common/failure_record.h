@@ -27,6 +27,7 @@ struct FailureRecord {
   std::vector<std::string> details;  // the last traceback frames, the rest of a long message
   std::vector<int> blame;            // a consequence: the ranks it failed because of
   std::string tensor;                // the tensor it failed in, when known
+  bool stall = false;                // a consequence of a stall shutdown: `blame` did not submit `tensor`
   std::string source;                // "python", "c++", "hvd" (libhvd's engine), "torch" (@record)
   std::int64_t time_ms = 0;          // wall clock, ms since the epoch, when the rank failed
 };

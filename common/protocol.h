@@ -22,6 +22,8 @@
 //   {"type":"spawn_failed","rank":0,"code":127,"error":"cannot execute './train': No such file or directory"}
 //   {"type":"output","rank":0,"stream":"stdout"|"stderr","lines":["...", ...]}   whole lines, no '\n'
 //   {"type":"exit","rank":0,"pid":1234,"code":7}   or  {"type":"exit","rank":0,"pid":1234,"signal":11}
+//      plus the root-cause report's facts (agent/exit_reports.h): "time_ms", "stopped" (the agent signalled it
+//      first), "outside" (a stop signal from outside the job ended it), and "record", "pending", "stderr_tail"
 //   {"type":"bye"}                                  all workers are reaped; the agent stops sending (a TCP
 //                                                   half-close) and exits once hvdrun closes the link
 //   {"type":"heartbeat"}

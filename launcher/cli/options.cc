@@ -125,7 +125,7 @@ void add_export(LaunchOptions& options, const std::string& text, const char* con
 // With --mpi, mpirun starts, watches and stops the ranks; these flags steer hvdrun's own agents.
 void refuse_agent_flags_with_mpi(const CLI::App& app) {
   for (const std::string flag : {"--check-hosts", "--start-timeout", "--kill-grace", "--agent-path",
-                                 "--coordinator-addr", "--launcher", "--max-restarts", "--report"}) {
+                                 "--coordinator-addr", "--launcher", "--max-restarts"}) {
     if (app.count(flag) > 0) {
       throw UsageError(flag + " does not apply with --mpi (mpirun starts and stops the ranks); drop " + flag +
                        ", or drop --mpi");

@@ -1,6 +1,7 @@
 #include "launcher/mpi/mpi_launch.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +16,9 @@
 #include "launcher/cli/exit_codes.h"
 #include "launcher/plan/local_host.h"
 #include "launcher/mpi/mpi_command.h"
+#include "launcher/mpi/mpirun_child.h"
 #include "launcher/mpi/mpirun_probe.h"
+#include "launcher/mpi/mpirun_report.h"
 #include "launcher/cli/shell_words.h"
 #include "launcher/plan/worker_env.h"
 
@@ -34,6 +37,14 @@ int ranks_here(const Plan& plan) {
 }
 
 int cores_here() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// The report's summary on stderr when the job did not succeed, its JSON in --report's file; hvdrun's exit code.
+int conclude(const report::JobReport& report, const std::string& report_file) {
+  if (auto summary = report.summary(); !summary.empty()) std::cerr << summary << std::endl;
+  std::string error;
+  if (!report_file.empty() && !report.write(report_file, error)) std::cerr << "hvdrun: " << error << std::endl;
+  return report.verdict().exit_code;
+}
 
 int unusable(const std::string& message) {
   std::cerr << "hvdrun: " << message << std::endl;
@@ -67,19 +78,14 @@ int run_with_mpi(const LaunchOptions& options) {
   const auto argv = mpi_command(*mpirun, options, environment, ::geteuid(), ranks_here(options.plan) > cores_here());
   if (options.verbose) std::cerr << "hvdrun: running " << info.version << ": " << shell_quote(argv) << std::endl;
 
-  std::vector<char*> c_argv, c_envp;
-  for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
-  c_argv.push_back(nullptr);
-  for (const auto& entry : environment) c_envp.push_back(const_cast<char*>(entry.c_str()));
-  c_envp.push_back(nullptr);
-  std::cout.flush();
-  // hvdrun ignores SIGPIPE for its agents' sake; an ignored signal would stay ignored across exec.
-  ::signal(SIGPIPE, SIG_DFL);
-  ::execve(c_argv[0], c_argv.data(), c_envp.data());
-  const int error = errno;
-  ::signal(SIGPIPE, SIG_IGN);
-  return unusable("--mpi: cannot execute " + *mpirun + ": " + std::strerror(error) +
-                  "; check the file, or set HVD_MPIRUN");
+  MpirunReport report;
+  const MpirunEnd end = run_mpirun(argv, environment, [&](const std::string& line) { report.on_line(line); });
+  if (end.exec_errno) {
+    return unusable("--mpi: cannot execute " + *mpirun + ": " + std::strerror(*end.exec_errno) +
+                    "; check the file, or set HVD_MPIRUN");
+  }
+  const int code = WIFSIGNALED(end.status) ? exit_code::kSignalBase + WTERMSIG(end.status) : WEXITSTATUS(end.status);
+  return conclude(report.finish(options.plan, code, end.signal), options.report_file);
 }
 
 }  // namespace hvd::launcher

@@ -38,6 +38,7 @@ void JobReport::exited(int rank, const nlohmann::json& frame) {
   e.time_ms = frame.value("time_ms", std::int64_t{0});
   if (e.time_ms == 0) e.time_ms = wall_clock_ms();
   e.stopped = frame.value("stopped", false);
+  e.outside = frame.value("outside", false);
   if (auto it = frame.find("record"); it != frame.end() && it->is_object()) {
     e.record = failure_record_from_json(*it);
   }
@@ -54,6 +55,12 @@ void JobReport::spawn_failed(int rank, int code, const std::string& error) {
   e.state = RankEnding::State::kSpawnFailed;
   e.code = code;
   e.error = error;
+  e.time_ms = wall_clock_ms();
+}
+
+void JobReport::unknown(int rank) {
+  RankEnding& e = ending(rank);
+  e.state = RankEnding::State::kUnknown;
   e.time_ms = wall_clock_ms();
 }
 

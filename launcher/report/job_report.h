@@ -22,6 +22,8 @@ class JobReport {
   // The agent's "exit" frame (common/protocol.h): status, time, stopped, record, pending, stderr_tail.
   void exited(int rank, const nlohmann::json& frame);
   void spawn_failed(int rank, int code, const std::string& error);
+  // Under --mpi: mpirun did not say how the rank ended.
+  void unknown(int rank);
   // The host's agent is gone without saying bye: its ranks still running end as lost with it.
   void host_lost(const std::string& host, const std::string& reason);
   // The first failure hvdrun saw, with its code and line; later calls change nothing.

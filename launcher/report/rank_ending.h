@@ -13,7 +13,8 @@
 namespace hvd::launcher::report {
 
 struct RankEnding {
-  enum class State { kRunning, kExited, kSpawnFailed, kLost };
+  // kUnknown: under --mpi, a rank whose end mpirun did not tell (it stops the others when one fails).
+  enum class State { kRunning, kExited, kSpawnFailed, kLost, kUnknown };
   int rank = -1;     // the rank, or an elastic worker's id
   std::string name;  // "rank 1", or "worker h1/1 (rank 1 of generation 0)"
   std::string host;
@@ -22,11 +23,15 @@ struct RankEnding {
   std::optional<int> code, signal;       // kExited: one of them
   std::int64_t time_ms = 0;              // when it ended (its agent's clock), or when hvdrun learned it
   bool stopped = false;                  // its agent had signalled it first: hvdrun's teardown, not its own failure
+  bool outside = false;                  // a stop signal from outside the job ended it (scancel, kill): no cause
   std::optional<FailureRecord> record;   // what it said about its failure (libhvd, hvd.torch, @record)
   std::vector<std::string> stderr_tail;  // its last stderr lines
   std::string error;                     // kSpawnFailed: why; kLost: why its host was lost
 
-  bool failed() const { return state != State::kExited || signal || (code && *code != 0); }
+  bool failed() const {
+    if (state == State::kUnknown) return false;
+    return state != State::kExited || signal || (code && *code != 0);
+  }
   bool is_consequence() const { return record && record->role == FailureRecord::Role::kConsequence; }
   bool is_cause_record() const { return record && record->role == FailureRecord::Role::kCause; }
 };

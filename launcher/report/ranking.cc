@@ -12,9 +12,11 @@ namespace {
 
 using Role = FailureRecord::Role;
 
-// A rank hvdrun's teardown signalled, without a record of a failure of its own, is no cause.
+// A rank hvdrun's teardown signalled, without a record of a failure of its own, is no cause; nor is one stopped
+// from outside the job, whatever it recorded on the way (Python's KeyboardInterrupt).
 bool is_cause(const RankEnding& e) {
   if (e.state == RankEnding::State::kSpawnFailed) return true;
+  if (e.outside) return false;
   if (e.is_cause_record()) return true;
   if (e.state != RankEnding::State::kExited || !e.failed()) return false;
   return !e.is_consequence() && !e.stopped;
@@ -44,6 +46,17 @@ RootCause rank_cause(const std::vector<RankEnding>& endings, std::size_t i) {
   return root;
 }
 
+// A stalled rank stopped by the teardown before its own record of the stall was written: the witness's record
+// says as much, from the other side.
+void stall_from_witness(const FailureRecord& witness, RootCause& root) {
+  std::string what = witness.reason;
+  if (what.starts_with("hvd is shut down: ")) what.erase(0, 18);
+  root.reason = "stall: this rank did not submit '" + witness.tensor + "', which the other ranks waited in";
+  root.details = {what};
+  root.details.insert(root.details.end(), witness.details.begin(), witness.details.end());
+  root.source = witness.source;
+}
+
 // No rank failed on its own: the rank the earliest consequence blames, if it is one of the job's.
 std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) {
   std::optional<std::size_t> first;
@@ -56,10 +69,13 @@ std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) 
   const RankEnding& witness = endings[*first];
   for (std::size_t i = 0; i < endings.size(); ++i) {
     if (endings[i].rank != witness.record->blame.front()) continue;
+    if (endings[i].outside) return std::nullopt;  // stopped from outside: the others' failure is no fault of it
     RootCause root = rank_cause(endings, i);
     root.inferred = true;
     root.time_ms = witness.record->time_ms;
-    if (!endings[i].is_cause_record()) {
+    if (!endings[i].is_cause_record() && witness.record->stall) {
+      stall_from_witness(*witness.record, root);
+    } else if (!endings[i].is_cause_record()) {
       root.reason = witness.name + " failed because of it: " + witness.record->reason;
       if (root.source != "stderr") {  // its own last lines say more than the witness's frames
         root.details = witness.record->details;
@@ -120,9 +136,12 @@ std::string describe_ending(const RankEnding& e) {
       return "could not be started: " + e.error;
     case RankEnding::State::kLost:
       return "was lost with its host (" + e.error + ")";
+    case RankEnding::State::kUnknown:
+      return "ended as mpirun did not say";
     case RankEnding::State::kExited:
       break;
   }
+  if (e.signal && e.outside) return "was stopped from outside the job (" + signal_name(*e.signal) + ")";
   if (e.signal && e.stopped) return "was stopped (" + signal_name(*e.signal) + " from the job's teardown)";
   if (e.signal) return "was killed by " + signal_name(*e.signal);
   const bool after_stop = e.stopped && !e.is_cause_record();
@@ -134,9 +153,10 @@ Verdict judge(const std::vector<RankEnding>& endings, const std::vector<HostLoss
   Verdict v;
   const bool any_failed = std::any_of(endings.begin(), endings.end(), [](const auto& e) { return e.failed(); });
   if (fate.first_code == 0 && !fate.signal && losses.empty() && !any_failed) return v;
-  v.outcome = fate.signal ? Verdict::Outcome::kStopped : Verdict::Outcome::kFailed;
-  if (elastic && fate.first_code == 0 && !fate.signal) v.outcome = Verdict::Outcome::kSucceeded;
   v.root = first_cause(endings, losses);
+  const bool outside = std::any_of(endings.begin(), endings.end(), [](const auto& e) { return e.outside; });
+  v.outcome = fate.signal || (!v.root && outside) ? Verdict::Outcome::kStopped : Verdict::Outcome::kFailed;
+  if (elastic && fate.first_code == 0 && !fate.signal) v.outcome = Verdict::Outcome::kSucceeded;
   v.exit_code = elastic ? fate.first_code : exit_code_of(v.root, endings, fate);
   const std::string lost_root = v.root && v.root->host_loss ? losses[*v.root->host_loss].host : "";
   for (std::size_t i = 0; i < endings.size(); ++i) {

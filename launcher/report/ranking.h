@@ -5,7 +5,9 @@
 //    afterwards, a rank that could not be started, a lost host. Its time is its record's when it has one (the
 //    moment it failed), else its exit's.
 //  - A consequence: a rank whose record blames others (a peer's shutdown, death or stall), or one hvdrun stopped.
-//  - No cause at all, but consequences blaming a rank (it stalled, or left early): that rank, `inferred`.
+//  - Neither: a rank stopped from outside the job (a stop signal hvdrun did not send: scancel, kill).
+//  - No cause at all, but consequences blaming a rank (it stalled, or left early): that rank, `inferred`, unless it
+//    was stopped from outside. A job with no root cause and a rank stopped from outside was stopped, not failed.
 // Exit code: 128+N when hvdrun was stopped by signal N before anything failed; 4 when the root cause is a lost
 // host; the root cause's own code (128+N for its signal N) when it ended on its own; else the code of the first
 // failure hvdrun saw. An elastic job keeps hvdrun's code (its failures are recovered from).

@@ -20,10 +20,12 @@ const char* state_of(const RankEnding& e) {
       return "not started";
     case RankEnding::State::kLost:
       return "lost";
+    case RankEnding::State::kUnknown:
+      return "unknown";
     case RankEnding::State::kExited:
       break;
   }
-  if (e.stopped && (e.signal || !e.is_cause_record())) return "stopped";
+  if (e.outside || (e.stopped && (e.signal || !e.is_cause_record()))) return "stopped";
   return e.failed() ? "failed" : "ok";
 }
 
@@ -62,6 +64,7 @@ json root_json(const RootCause& root, const Facts& f) {
 json rank_json(const RankEnding& e, const Verdict& v, std::size_t index) {
   json j = ending_fields(e);
   j["state"] = state_of(e);
+  j["outside"] = e.outside;
   const bool is_root = v.root && v.root->rank == index;
   auto in = [index](const std::vector<std::size_t>& list) {
     return std::find(list.begin(), list.end(), index) != list.end();

@@ -13,7 +13,7 @@ constexpr std::size_t kConsequencesShown = 16;  // a 512-rank job lists the firs
 std::string headline(const Verdict& v, const JobFate& fate) {
   const std::string code = " (exit " + std::to_string(v.exit_code) + ")";
   if (v.outcome == Verdict::Outcome::kStopped) {
-    return "hvdrun: the job was stopped by " + signal_name(*fate.signal) + code;
+    return "hvdrun: the job was stopped " + (fate.signal ? "by " + signal_name(*fate.signal) : "from outside") + code;
   }
   return "hvdrun: the job failed" + code;
 }
@@ -98,10 +98,13 @@ std::string render_text(const Verdict& v, const Facts& f) {
   const std::string waiting = f.fate.pending ? pending_line(*f.fate.pending, f, wall_clock_ms()) : "";
   if (v.root) {
     out += root_lines(*v.root, f);
-  } else if (v.outcome == Verdict::Outcome::kFailed) {
-    out +=
-        "Root cause: no rank failed on its own; they were stopped from outside the job (scancel, a signal to "
-        "an agent)\n";
+  } else if (!f.fate.signal) {
+    const bool outside = std::any_of(f.endings.begin(), f.endings.end(), [](const auto& e) { return e.outside; });
+    std::string first = f.fate.first_message;
+    if (first.starts_with("hvdrun: ")) first.erase(0, 8);
+    out += outside ? "Root cause: none; no rank failed on its own, they were stopped from outside the job (scancel, "
+                     "kill)\n"
+                   : "Root cause: none found; " + (first.empty() ? "no rank failed on its own" : first) + "\n";
   }
   if (!v.root) out += waiting;
   if (!v.other_causes.empty()) out += "Later failures of their own:\n" + rank_lines(v.other_causes, f);

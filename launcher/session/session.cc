@@ -45,6 +45,7 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       start_timer_(io_),
       heartbeat_timer_(io_),
       teardown_timer_(io_),
+      outside_stop_(io_, [this](int code, const std::string& message) { fail(code, message); }),
       printer_(io_, options_.output_dir, options_.prefix_timestamp,
                [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
       ranks_(),
@@ -299,12 +300,21 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
   }
   const std::string who =
       "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
-  if (message.contains("signal")) {
+  if (message.contains("signal") && message.value("outside", false)) {
+    const int signal = message.at("signal").get<int>();
+    if (!exit_code_) {
+      outside_stop_.hold(exit_code::kSignalBase + signal,
+                         "hvdrun: " + who + " was stopped from outside the job (" + describe_signal(signal) + ")");
+    }
+  } else if (message.contains("signal")) {
     const int signal = message.at("signal").get<int>();
     fail(exit_code::kSignalBase + signal, "hvdrun: " + who + " was killed by " + describe_signal(signal));
   } else if (int code = message.value("code", 0); code != 0) {
     fail(code, "hvdrun: " + who + " exited with code " + std::to_string(code));
   }
+  bool all_exited = true;
+  for (const auto& [r, state] : ranks_) all_exited = all_exited && state.exited;
+  if (all_exited) outside_stop_.release();
   maybe_finish();
 }
 
@@ -346,7 +356,7 @@ void Session::on_agent_ended(Agent& agent, const std::string& reason) {
 // follows the elastic job's line about the reset.
 void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit) {
   const bool failed = exit.contains("signal") || exit.value("code", 0) != 0;
-  if (!failed || exit.value("stopped", false) || finishing_) return;
+  if (!failed || exit.value("stopped", false) || exit.value("outside", false) || finishing_) return;
   if (auto reason = report_.reason_of(id); !reason.empty()) {
     printer_.message("hvdrun: the reset's root cause: worker " + std::to_string(id) + " on " + agent.host + ": " +
                      reason);
@@ -381,6 +391,7 @@ void Session::on_start_timeout() {
 }
 
 void Session::fail(int code, const std::string& message) {
+  if (!exit_code_ && outside_stop_.holding()) return outside_stop_.release();  // that stop came first
   if (exit_code_) return;  // the first failure decides the job's fate
   exit_code_ = code;
   report_.failed(code, message);
@@ -565,6 +576,7 @@ void Session::do_wait_signal() {
       kill_now();
       return do_wait_signal();
     }
+    outside_stop_.drop();  // hvdrun's own signal is the news
     if (!exit_code_) report_.stopped_by(signal);
     fail(exit_code::kSignalBase + signal,
          "hvdrun: received " + describe_signal(signal) + "; stopping the job on every host");

@@ -2,7 +2,8 @@
 // job's fate. run() returns hvdrun's exit code.
 //
 // Teardown, in one place (begin_teardown): the first failure (a worker's non-zero exit or fatal signal, a
-// worker that cannot be executed, a lost agent, SIGINT/SIGTERM/SIGHUP) sets the exit code and sends
+// worker that cannot be executed, a lost agent, SIGINT/SIGTERM/SIGHUP; a worker stopped from outside the job
+// after OutsideStopHold::kWindow, see outside_stop_hold.h) sets the exit code and sends
 // "terminate" to every agent, which SIGTERMs its workers' process groups and SIGKILLs them after the grace
 // period. hvdrun waits for every agent's "bye" up to the grace period plus a margin (longer while workers'
 // output is still on its way to a slow reader), then closes the agents' stdin (they kill whatever is left and
@@ -37,6 +38,7 @@
 #include "launcher/elastic/elastic_job.h"
 #include "launcher/cli/options.h"
 #include "launcher/session/output_printer.h"
+#include "launcher/session/outside_stop_hold.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/worker_env.h"
 #include "launcher/report/job_report.h"
@@ -117,6 +119,7 @@ class Session : public elastic::SessionControl {
   asio::io_context io_;
   asio::signal_set signals_;
   asio::steady_timer start_timer_, heartbeat_timer_, teardown_timer_;
+  OutsideStopHold outside_stop_;  // a rank stopped from outside: the teardown waits for the stop to reach the rest
   std::unique_ptr<CoordinationServer> server_;
   OutputPrinter printer_;
   std::deque<Agent> agents_;   // a deque: an elastic job adds agents, and handlers hold references to them

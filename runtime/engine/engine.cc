@@ -237,6 +237,7 @@ std::optional<FailureRecord> Engine::coordinator_stop_record() const {
   r.source = "hvd";
   r.time_ms = wall_clock_ms();
   r.tensor = stop_tensor_;
+  r.stall = stop_stall_ && !mine;
   for (auto b : stop_blame_) {
     if (b != topology_.rank) r.blame.push_back(static_cast<int>(b));
   }

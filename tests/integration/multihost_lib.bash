@@ -85,7 +85,7 @@ exe_pids_on() {
 }
 
 # job_pids HOST...: pids of this build's agents and workers (and the shells that wrap them) on those hosts.
-job_pids() { pids_on -E "$HVD_BIN/(hvd-agent|test_worker|hvd_elastic_worker)|HVD_MH_TAG" -- "$@"; }
+job_pids() { pids_on -E "$HVD_BIN/(hvd-agent|test_worker|hvd_elastic_worker|hvd_report_worker)|HVD_MH_TAG" -- "$@"; }
 
 # expect_no_job_on LIMIT_S HOST...: no process of the job remains on those hosts (waiting up to LIMIT_S).
 expect_no_job_on() {

@@ -3,8 +3,9 @@
 #    rank 2 on h2 with the exception and its frames; exit 1;
 #  - rank 3 on h2 throws an uncaught C++ exception: the root cause is rank 3 on h2, with its message, read by h2's
 #    agent from its error file; the ranks on h1 are consequences; exit 134;
-#  - h2's agent is SIGKILLed while rank 3 hangs and the others wait: the root cause is the lost host h2, its ranks
-#    were lost with it, and hvdrun keeps exit 4.
+#  - h2's agent is SIGKILLed while rank 3 hangs and the others wait (rank 0's record on h1 names allreduce 'wait'
+#    missing rank 3): the root cause is the lost host h2, its ranks were lost with it, and hvdrun keeps exit 4;
+#  - h2's cable pulled in the same hang: the same, found by the heartbeat.
 source "$(dirname "$0")/multihost_lib.bash"
 source "$(dirname "$0")/report_lib.bash"
 PY=/usr/bin/python3
@@ -33,9 +34,17 @@ if ls "$PYDIR"/hvd/torch/_C*.so >/dev/null 2>&1; then
   pass "a Python exception on rank 2 on h2 is the root cause; exit 1"
 fi
 
+# wait_hang: the ranks wait in allreduce 'wait' for rank 3 (rank 0's record, in h1's agent's record directory).
+wait_hang() {
+  wait_lines 4 'pid=' 60
+  local h1_agent
+  h1_agent=$(exe_pids_on "$AGENT" h1 | tail -n1)
+  [ -n "$h1_agent" ] || fail "no hvd-agent found on h1"
+  wait_pending_record "/tmp/hvd-records-$h1_agent-*/0.json.pending" 3 30
+}
+
 h0_hvdrun_bg -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" stall 3
-wait_lines 4 'pid=' 60
-sleep 1
+wait_hang
 agent=$(exe_pids_on "$AGENT" h2 | tail -n1)
 [ -n "$agent" ] || fail "no hvd-agent found on h2"
 kill -KILL "$agent"
@@ -61,8 +70,7 @@ pass "h2's agent SIGKILLed: the root cause is the lost host h2; exit 4"
 # h2's cable pulled while the ranks wait: no connection closes, the agent heartbeat finds it (10 s); the root cause
 # is the lost host h2 all the same, exit 4.
 h0_hvdrun_bg -np 4 -H h1:2,h2:2 --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" stall 3
-wait_lines 4 'pid=' 60
-sleep 1
+wait_hang
 "$NETNS" link h2 down
 wait_exit "$JOB_PID" 40
 "$NETNS" link h2 up

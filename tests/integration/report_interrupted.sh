@@ -5,12 +5,16 @@ source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/report_lib.bash"
 
 # hung_job SIGNAL...: starts the job, waits for it to hang, sends the signals back to back and waits for the end.
+# The local agent keeps its workers' records under TMPDIR: the test's own directory, where it waits for rank 0's
+# record of the op the others wait in (written once they have waited 1 s).
 hung_job() {
-  "$HVDRUN" -np 3 --kill-grace 2 --report "$REPORT" -x HOROVOD_STALL_CHECK_TIME_SECONDS=4 \
+  rm -rf "$TEST_TMP/records" && mkdir "$TEST_TMP/records"
+  TMPDIR="$TEST_TMP/records" "$HVDRUN" -np 3 --kill-grace 2 --report "$REPORT" -x HOROVOD_STALL_CHECK_TIME_SECONDS=4 \
     "$REPORT_WORKER" stall 2 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
   local pid=$!
+  background_job "$pid"
   wait_lines 3 'pid=' 30
-  sleep 4  # the coordinator records what its ranks wait in after 1 s, within a heartbeat (1 s here)
+  wait_pending_record "$TEST_TMP/records/hvd-records-*/0.json.pending" 2 30
   for sig in "$@"; do kill "-$sig" "$pid" 2>/dev/null || true; done
   wait_exit "$pid" 30
 }

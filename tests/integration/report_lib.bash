@@ -26,3 +26,17 @@ j = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$REPORT" "$1" 2>&1) || { cat "$REPORT" 2>/dev/null; fail "report: cannot evaluate $1: $got"; }
   [ "$got" = "$2" ] || { cat "$REPORT"; echo; fail "report: $1 is '$got', expected '$2'"; }
 }
+
+# wait_pending_record GLOB MISSING LIMIT_S: waits until the record of the op ranks wait in (rank 0's
+# <HVD_ERROR_FILE>.pending, in its agent's hvd-records-* directory: GLOB) names allreduce 'wait' and the ranks
+# MISSING ("2", "3" or "1,2") as missing, the moment a hung job's report can name them; fails after LIMIT_S.
+wait_pending_record() {
+  local deadline=$((SECONDS + $3)) f
+  while :; do
+    for f in $1; do
+      grep -q "\"missing\":\[$2\].*\"tensor\":\"wait\"\|\"tensor\":\"wait\".*\"missing\":\[$2\]" "$f" 2>/dev/null && return 0
+    done
+    [ $SECONDS -lt $deadline ] || { cat $1 2>/dev/null; fail "no record like $1 of allreduce 'wait' missing ranks $2 after $3 s"; }
+    sleep 0.1
+  done
+}

@@ -1,8 +1,12 @@
 # Failures of a job hvdrun runs inside a real Slurm allocation on the netns hosts (docs/slurm.md):
-# `scancel` mid-job ends every agent and worker on every node (Slurm tracks them: they run in its srun step) and
-# hvdrun reports the first worker it stopped, exit 143, with a root-cause report; a node failure (h2's slurmd, step daemon, agent and workers
-# SIGKILLed) makes hvdrun exit 4 naming h2 and stop h1's workers; hvdrun SIGKILLed leaves no agent or worker behind.
+# `scancel` on a hung job (rank 3 on h2 never submits allreduce 'wait', which the others wait in) ends every agent
+# and worker on every node (Slurm tracks them: they run in its srun step); no rank failed on its own, so hvdrun's
+# report names no root cause: the job was stopped from outside, and the op the others waited in, its tensor and the
+# missing rank 3 with its host and pid; exit 143 (the first stop's SIGTERM). A node failure (h2's slurmd, step
+# daemon, agent and workers SIGKILLed) makes hvdrun exit 4 naming h2 and stop h1's workers; hvdrun SIGKILLed leaves
+# no agent or worker behind.
 source "$(dirname "$0")/slurm_lib.bash"
+source "$(dirname "$0")/report_lib.bash"
 ALLOC=(-N2 --ntasks-per-node=2)
 
 # wait_job_gone LIMIT_S: the queue is empty.
@@ -14,27 +18,34 @@ wait_job_gone() {
   done
 }
 
-h0_salloc_bg "${ALLOC[@]}" -- --kill-grace 2 "$WORKER" hang
+h0_salloc_bg "${ALLOC[@]}" -- --kill-grace 2 --report "$REPORT" "$REPORT_WORKER" stall 3
 wait_lines 4 'pid=' 60
 [ -n "$(job_pids h1)" ] && [ -n "$(job_pids h2)" ] || fail "no agent or worker found on h1 and h2"
+# Ranks 0, 1 run on h1 and 2, 3 on h2 (--ntasks-per-node=2): rank 0's record of the op is in h1's agent's directory.
+h1_agent=$(exe_pids_on "$AGENT" h1 | tail -n1)
+[ -n "$h1_agent" ] || fail "no hvd-agent found on h1"
+wait_pending_record "/tmp/hvd-records-$h1_agent-*/0.json.pending" 3 30
 job="$(slurm_job_id)"
 "$SLURM" exec h0 scancel "$job"
 wait_exit "$JOB_PID" 30
 expect_rc 143 "scancel $job mid-job (salloc exits with hvdrun's code)"
-# Ranks 0, 1 run on h1 and 2, 3 on h2 (--ntasks-per-node=2).
-stopped=$(grep -E '^hvdrun: rank ([01] on h1|[23] on h2) \(pid [0-9]+\) was killed by SIGTERM$' <<<"$ERR") ||
-  { echo "$ERR"; fail "scancel: no line 'hvdrun: rank R on hN (pid P) was killed by SIGTERM'"; }
+sed -n "/^hvdrun: the job/,\$p" <<<"$ERR"  # the report, for the log
+stopped=$(grep -E '^hvdrun: rank ([01] on h1|[23] on h2) \(pid [0-9]+\) was stopped from outside the job \(SIGTERM\)$' <<<"$ERR") ||
+  { echo "$ERR"; fail "scancel: no line 'hvdrun: rank R on hN (pid P) was stopped from outside the job (SIGTERM)'"; }
 [ "$(grep -c '^hvdrun: rank ' <<<"$ERR")" -eq 1 ] || { echo "$ERR"; fail "scancel: expected one first-failure line"; }
-grep -qx 'hvdrun: the job failed (exit 143)' <<<"$ERR" || { echo "$ERR"; fail "scancel: no report headline"; }
-# scancel's SIGTERMs reach the ranks in no set order: the report names whichever rank it saw die first, or says
-# that every rank was stopped from outside the job.
-grep -qE '^Root cause: no rank failed on its own; they were stopped from outside the job' <<<"$ERR" ||
-  grep -A1 -x 'Root cause (first observed failure):' <<<"$ERR" |
-  grep -qE '^  rank ([01] on h1|[23] on h2) \(pid [0-9]+\) (was killed by SIGTERM|was stopped)' ||
-  { echo "$ERR"; fail "scancel: the report has no root-cause section"; }
+grep -qx 'hvdrun: the job was stopped from outside (exit 143)' <<<"$ERR" || { echo "$ERR"; fail "scancel: no report headline"; }
+grep -q "Root cause (first observed failure)" <<<"$ERR" && { echo "$ERR"; fail "scancel: the report names a root cause"; }
+expect_err "Root cause: none; no rank failed on its own, they were stopped from outside the job (scancel, kill)" "scancel"
+grep -qE "^Waiting when the job ended: allreduce 'wait' for [0-9]+ s, missing rank 3 on h2 \(pid [0-9]+\)$" <<<"$ERR" ||
+  { echo "$ERR"; fail "scancel: no line naming allreduce 'wait' and the missing rank 3 on h2"; }
+expect_json '(j["outcome"], j["signal"], j["exit_code"], j["root_cause"])' "('stopped', None, 143, None)"
+expect_json '(j["waiting"]["op"], j["waiting"]["tensor"])' "('allreduce', 'wait')"
+expect_json '[(m["rank"], m["host"], m["pid"] > 0) for m in j["waiting"]["missing"]]' "[(3, 'h2', True)]"
+expect_json 'any(r["outside"] for r in j["ranks"])' True
+expect_json '[r["role"] for r in j["ranks"] if r["role"] in ("root cause", "cause")]' "[]"
 expect_no_job_on 15 h1 h2
 wait_job_gone 15
-pass "scancel $job mid-job: exit 143 in ${ELAPSED}s, '$stopped', and the report; no agent or worker left on h1 or h2"
+pass "scancel $job on a hung job: exit 143 in ${ELAPSED}s, '$stopped'; the report names no root cause but allreduce 'wait' missing rank 3 on h2; no agent or worker left on h1 or h2"
 
 # hvdrun SIGKILLed: srun's stdin closes, so does every agent's, and nothing of the job survives anywhere.
 h0_salloc_bg "${ALLOC[@]}" -- --kill-grace 2 "$WORKER" hang

@@ -1,6 +1,6 @@
 """Failures for the root-cause report's tests (report_python_*.sh), run under hvdrun; argv[1] picks one:
   raise R   rank R raises RuntimeError("boom on rank R") while the other ranks wait in allreduce 'wait'
-  two       rank 2 raises first but takes 2 s to exit (ignoring SIGTERM, then exiting 7); rank 1 raises 1 s after
+  two       rank 2 raises first but takes 4 s to exit (ignoring SIGTERM, then exiting 7); rank 1 raises 1 s after
             it and exits at once; rank 0 waits in allreduce 'wait'. The earlier failure (rank 2) is the root cause.
 Every rank prints "pid=<pid>" first.
 """
@@ -22,7 +22,7 @@ def load_batch(rank):
 
 def late_exit(code):
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # hvdrun's teardown reaches this rank while it is still exiting
-    time.sleep(2)
+    time.sleep(4)  # rank 1 raises 1 s after this rank, and has 3 s to exit first even on a loaded machine
     os._exit(code)
 
 

@@ -64,6 +64,8 @@ def _as_consequence(path, entry, error, rank):
         entry.update(role="consequence", blame=old.get("blame", []), time_ms=old.get("time_ms", entry["time_ms"]))
         if old.get("tensor"):
             entry["tensor"] = old["tensor"]
+        if old.get("stall"):
+            entry["stall"] = True
     elif peer is not None and peer >= 0:
         entry.update(role="consequence", blame=[peer])
     if getattr(error, "tensor", "") and "tensor" not in entry:

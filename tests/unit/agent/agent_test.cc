@@ -309,7 +309,7 @@ TEST_CASE("an unreachable coordinator: the agent names the address and exits 3")
                                    std::to_string(port) + ": connection refused\n");
 }
 
-TEST_CASE("SIGTERM to the agent tears the workers down, reports them and exits 0") {
+TEST_CASE("SIGTERM to the agent tears the workers down, reports them (stopped from outside) and exits 0") {
   Coordinator c;
   c.launch_on_hello({"sleep", "1000"}, 2);
   AgentChild agent(c.port(), c.secret_hex());
@@ -319,8 +319,36 @@ TEST_CASE("SIGTERM to the agent tears the workers down, reports them and exits 0
   CHECK(agent.wait_exit(5s) == 0);
   auto exits = c.of_type("exit");
   REQUIRE(exits.size() == 2);
-  for (const auto& e : exits) CHECK(e["signal"] == SIGTERM);
+  for (const auto& e : exits) {
+    CHECK(e["signal"] == SIGTERM);
+    CHECK(e["outside"] == true);
+  }
   CHECK(c.messages.back()["type"] == "bye");
+}
+
+TEST_CASE("a worker SIGTERMed from outside is reported as stopped from outside; one the agent stops is not") {
+  Coordinator c;
+  c.launch_on_hello({"sleep", "1000"}, 2);
+  AgentChild agent(c.port(), c.secret_hex());
+  REQUIRE(c.run_until([&] { return c.of_type("started").size() == 2; }));
+  pid_t rank0 = -1;
+  for (const auto& s : c.of_type("started")) {
+    if (s["rank"] == 0) rank0 = s["pid"].get<pid_t>();
+  }
+  ::kill(rank0, SIGTERM);  // as scancel or a user's kill does
+  REQUIRE(c.run_until([&] { return c.of_type("exit").size() == 1; }));
+  c.link->send({{"type", "terminate"}, {"reason", "test"}});
+  REQUIRE(c.run_until([&] { return c.closed.has_value(); }));
+  CHECK(agent.wait_exit(5s) == 0);
+  auto exits = c.of_type("exit");
+  REQUIRE(exits.size() == 2);
+  CHECK(exits[0]["rank"] == 0);
+  CHECK(exits[0]["signal"] == SIGTERM);
+  CHECK(exits[0]["outside"] == true);
+  CHECK(exits[0]["stopped"] == false);
+  CHECK(exits[1]["signal"] == SIGTERM);
+  CHECK(exits[1]["outside"] == false);
+  CHECK(exits[1]["stopped"] == true);
 }
 
 TEST_CASE("a grandchild holding the pipes delays the exit report by the drain bound only, then dies") {

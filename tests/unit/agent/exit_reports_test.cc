@@ -29,9 +29,10 @@ TEST_CASE("a worker's record, pending op and stderr tail go into its exit frame,
     reports.on_stderr(3, lines);
 
     nlohmann::json frame;
-    reports.fill(3, 1234, true, frame);
+    reports.fill(3, 1234, true, false, frame);
     CHECK(frame["time_ms"] == 1234);
     CHECK(frame["stopped"] == true);
+    CHECK(frame["outside"] == false);
     CHECK(frame["record"]["reason"] == "RuntimeError: hvd's");
     CHECK(frame["pending"]["tensor"] == "grad");
     REQUIRE(frame["stderr_tail"].size() == ExitReports::kStderrTail);
@@ -39,13 +40,14 @@ TEST_CASE("a worker's record, pending op and stderr tail go into its exit frame,
     CHECK_FALSE(std::filesystem::exists(file));
 
     nlohmann::json again;  // a worker started again under the same id reports nothing of its predecessor
-    reports.fill(3, 1235, false, again);
+    reports.fill(3, 1235, false, true, again);
+    CHECK(again["outside"] == true);
     CHECK_FALSE(again.contains("record"));
     CHECK_FALSE(again.contains("stderr_tail"));
 
     std::ofstream(file + ".torch") << R"({"message": {"message": "ValueError: torch's", "extraInfo": {}}})";
     nlohmann::json torch_only;
-    reports.fill(3, 1236, false, torch_only);
+    reports.fill(3, 1236, false, false, torch_only);
     CHECK(torch_only["record"]["reason"] == "ValueError: torch's");
   }
   CHECK_FALSE(std::filesystem::exists(dir));  // the directory goes with the agent

@@ -147,3 +147,78 @@ TEST_CASE("JobReport reads the agent's exit frame and renders text and JSON") {
   CHECK(j["ranks"][0]["role"] == "consequence");
   CHECK(j["ranks"][0]["blame"] == nlohmann::json::array({1}));
 }
+
+TEST_CASE("ranks stopped from outside are no causes, nor named by the ranks that failed because of them") {
+  auto r0 = exited(0, 100, {}, 15);
+  r0.outside = true;
+  auto r1 = exited(1, 110, 1);
+  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  auto r2 = exited(2, 102, {}, 2);
+  r2.outside = true;
+  r2.record = record(FailureRecord::Role::kCause, 101);  // Python's KeyboardInterrupt on the way out
+  auto v = judge({r0, r1, r2}, {}, failed_with(143));
+  CHECK_FALSE(v.root);
+  CHECK(v.outcome == Verdict::Outcome::kStopped);
+  CHECK(v.exit_code == 143);  // the first failure hvdrun saw
+  CHECK(v.other_causes.empty());
+  CHECK(v.consequences == std::vector<std::size_t>{0, 2, 1});
+  CHECK(describe_ending(r0) == "was stopped from outside the job (SIGTERM)");
+}
+
+TEST_CASE("a failure of its own among ranks stopped from outside is the root cause") {
+  auto r0 = exited(0, 100, {}, 15);
+  r0.outside = true;
+  auto r1 = exited(1, 120, 3);
+  auto v = judge({r0, r1}, {}, failed_with(143));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 1);
+  CHECK(v.outcome == Verdict::Outcome::kFailed);
+  CHECK(v.exit_code == 3);
+}
+
+TEST_CASE("JobReport: a job stopped from outside says so, with the op its ranks waited in") {
+  JobReport report;
+  report.add_rank(0, "rank 0", "h1");
+  report.add_rank(1, "rank 1", "h2");
+  report.exited(0, {{"type", "exit"},
+                    {"rank", 0},
+                    {"pid", 41},
+                    {"signal", 15},
+                    {"time_ms", 1000},
+                    {"outside", true},
+                    {"pending", {{"op", "allreduce"}, {"tensor", "grad"}, {"missing", {1}}, {"since_ms", 500}}}});
+  report.exited(1, {{"type", "exit"}, {"rank", 1}, {"pid", 42}, {"signal", 15}, {"time_ms", 1001}, {"outside", true}});
+  report.failed(143, "hvdrun: rank 0 on h1 (pid 41) was stopped from outside the job (SIGTERM)");
+  CHECK(report.verdict().exit_code == 143);
+  const std::string text = report.summary();
+  CHECK(text.find("hvdrun: the job was stopped from outside (exit 143)\n"
+                  "Root cause: none; no rank failed on its own, they were stopped from outside the job (scancel, "
+                  "kill)\nWaiting when the job ended: allreduce 'grad' for ") == 0);
+  CHECK(text.find("missing rank 1 on h2 (pid 42)") != std::string::npos);
+  CHECK(text.find("Ranks:\n  rank 0 on h1 (pid 41) was stopped from outside the job (SIGTERM)\n") != std::string::npos);
+  auto j = report.to_json();
+  CHECK(j["outcome"] == "stopped");
+  CHECK(j["signal"] == nullptr);
+  CHECK(j["root_cause"] == nullptr);
+  CHECK(j["ranks"][1]["state"] == "stopped");
+  CHECK(j["ranks"][1]["outside"] == true);
+  CHECK(j["waiting"]["missing"][0]["host"] == "h2");
+}
+
+TEST_CASE("a stalled rank stopped before it recorded the stall is named with the stall, from the witness's record") {
+  auto r0 = exited(0, 100, 1);
+  r0.record = record(FailureRecord::Role::kConsequence, 90, {1});
+  r0.record->stall = true;
+  r0.record->tensor = "wait";
+  r0.record->reason = "hvd is shut down: stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1";
+  auto r1 = exited(1, 101, {}, 15);
+  r1.stopped = true;
+  auto v = judge({r0, r1}, {}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 1);
+  CHECK(v.root->inferred);
+  CHECK(v.root->reason == "stall: this rank did not submit 'wait', which the other ranks waited in");
+  CHECK(v.root->details ==
+        std::vector<std::string>{"stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1"});
+  CHECK(hvd::failure_record_from_json(hvd::to_json(*r0.record)).stall);
+}
