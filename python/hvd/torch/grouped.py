@@ -1,7 +1,6 @@
 """grouped_allgather and grouped_reducescatter, as horovod.torch's: a list of tensors in one call, one result per
 tensor, with gradients by the single ops' rules (allgather: the upstream gradient averaged over ranks, each rank
-taking its own rows; reducescatter: the upstream gradient allgathered, divided by the number of ranks for
-Average).
+taking its own rows; reducescatter: the upstream gradients allgathered, times the number of ranks for Sum).
 
 Each tensor is its own op, named `<name>.<i>` (unnamed: from call order, like any unnamed op) and enqueued at once,
 so the engine fuses the ready ones as it fuses any ops; the group's handle is done when all are.
@@ -10,7 +9,7 @@ so the engine fuses the ready ones as it fuses any ops; the group's handle is do
 import torch
 
 from hvd.torch import _C
-from hvd.torch.basics import Average, check_process_set, global_process_set, rank, refused_at_once, size
+from hvd.torch.basics import Average, Sum, check_process_set, global_process_set, rank, refused_at_once, size
 from hvd.torch.compression import Compression
 from hvd.torch.mpi_ops import _differentiable
 from hvd.torch.reducescatter import _reducescatter_op, _scaled
@@ -106,8 +105,8 @@ class _GroupedReducescatter(torch.autograd.Function):
     @staticmethod
     def backward(ctx, *grads):
         gathered = GroupHandle([_C.allgather_async(g.contiguous(), "") for g in grads]).wait()
-        if ctx.op == Average:
-            gathered = [g / size() for g in gathered]
+        if ctx.op == Sum:  # Horovod's rule, as for reducescatter
+            gathered = [g * size() for g in gathered]
         return (None, None, *gathered)
 
 

@@ -3,7 +3,7 @@ keeping its share of dimension 0 (the first ranks get one row more when it does 
 
 Scale factors are applied here, around libhvd's reducescatter (which has none): integer tensors by Horovod's rule
 (scaled in float64, cast back before the sum; the result the same way). The gradient is Horovod's: the upstream
-gradient allgathered, divided by the number of ranks for Average.
+gradients allgathered, times the number of ranks for Sum.
 """
 
 import torch
@@ -51,9 +51,11 @@ class _Reducescatter(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        # Horovod's rule, which treats each rank's upstream gradient as that of the job's one loss (as allreduce's
+        # does): the upstream gradients allgathered, times the number of ranks for Sum.
         grad = _C.allgather_async(grad_output.contiguous(), "").wait()
-        if ctx.op == Average:
-            grad = grad / size()
+        if ctx.op == Sum:
+            grad = grad * size()
         return grad, None, None
 
 
