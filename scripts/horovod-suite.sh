@@ -5,10 +5,10 @@
 # failed, skipped themselves and hung (killed at the limit), then the names of those that did not pass.
 #   scripts/horovod-suite.sh /tmp/horovod-suite/parallel/test_torch.py         # NP=2 TIMEOUT_S=120 BUILD=build
 #   ONLY='test_horovod_allreduce.*' scripts/horovod-suite.sh FILE              # a subset (grep -E on the names)
-# The interpreter is /usr/bin/python3 (Debian's python3-torch). Two things the file needs that Debian's Python
-# lacks are supplied here, outside the file: a minimal `pytest` (mark.skip/skipif as unittest skips; pytest is
-# not packaged with this project's dependencies) and inspect.getargspec (gone in Python 3.11), via a
-# sitecustomize in a temporary folder put first on PYTHONPATH.
+# The interpreter is /usr/bin/python3 (Debian's python3-torch). What the files import that Debian's Python lacks
+# is supplied here, outside them, in a temporary folder first on PYTHONPATH: a minimal `pytest` (mark.skip and
+# skipif as unittest skips), `mock` (unittest.mock), `cloudpickle` (pickle), horovod.runner.util.threads'
+# in_thread (common.py imports them; the tests use none) and inspect.getargspec (gone in Python 3.11).
 set -uo pipefail
 file=${1:?usage: scripts/horovod-suite.sh PATH/TO/test_torch.py}
 [ -f "$file" ] || { echo "horovod-suite: no file '$file'" >&2; exit 2; }
@@ -49,9 +49,27 @@ def skip(reason=""):
 PY
 cat >"$shims/sitecustomize.py" <<'PY'
 import inspect
+import sys
+import threading
+import types
+
 if not hasattr(inspect, "getargspec"):  # removed in Python 3.11; Horovod's tests still call it
     inspect.getargspec = lambda f: inspect.getfullargspec(f)[:4]
+
+
+def _in_thread(target, args=(), name=None, daemon=True, silent=False):
+    thread = threading.Thread(target=target, args=args, name=name, daemon=daemon)
+    thread.start()
+    return thread
+
+
+# common.py imports horovod.runner.util.threads; hvd's `horovod` has no runner.
+for _name in ("horovod.runner", "horovod.runner.util", "horovod.runner.util.threads"):
+    sys.modules.setdefault(_name, types.ModuleType(_name))
+sys.modules["horovod.runner.util.threads"].in_thread = _in_thread
 PY
+printf 'from unittest.mock import *  # noqa\n' >"$shims/mock.py"
+printf 'from pickle import dumps, loads  # noqa\n' >"$shims/cloudpickle.py"
 export PYTHONPATH="$shims:$build/python${PYTHONPATH:+:$PYTHONPATH}"
 export OMP_NUM_THREADS=1
 names=$(cd "$dir" && PYTHONPATH="$PYTHONPATH:$build/python/hvd/_compat" /usr/bin/python3 -c "
