@@ -54,7 +54,9 @@ import threading
 import types
 
 if not hasattr(inspect, "getargspec"):  # removed in Python 3.11; Horovod's tests still call it
-    inspect.getargspec = lambda f: inspect.getfullargspec(f)[:4]
+    import collections
+    _ArgSpec = collections.namedtuple("ArgSpec", "args varargs keywords defaults")
+    inspect.getargspec = lambda f: _ArgSpec(*inspect.getfullargspec(f)[:4])
 
 
 def _in_thread(target, args=(), name=None, daemon=True, silent=False):
