@@ -54,6 +54,8 @@ class _DistributedOptimizer:
         if compression not in (Compression.none, Compression.fp16, NoneCompressor, FP16Compressor):
             raise ValueError(f"hvd.torch.DistributedOptimizer: compression {compression!r} is not supported; use "
                              "hvd.Compression.none or hvd.Compression.fp16")
+        # Horovod's attribute: each parameter's allreduce name (scripts and Horovod's tests read it).
+        self._parameter_names = {p: name for name, p in named}
         groups = [list(group["params"]) for group in self.param_groups]
         try:
             self._hvd = _C.DistributedOptimizer(groups, named, op, compression is Compression.fp16,
