@@ -4,7 +4,8 @@
 - rank()/size() before init() raise ValueError with Horovod's advice; nccl_built() is an int (0 without NCCL).
 - A second op under a name in flight on this rank raises HorovodUsageError (a ValueError) at once, for allreduce,
   allgather, broadcast and reducescatter; the first op still completes.
-- Integer pre/postscale: scaled in float64 on each rank and cast back before the sum (allreduce, reducescatter).
+- Integer pre/postscale: scaled in float64 on each rank and cast back before the sum (allreduce, reducescatter);
+  integer Average floors (Horovod's tests compute it with torch 1.13's floor_divide).
 - reducescatter's gradient (allgathered, times size for Sum); op=Adasum raises a RuntimeError.
 - While rank 0 has joined, allgather and broadcast on the others raise a RuntimeError naming rank 0; allreduce
   goes on.
@@ -88,6 +89,10 @@ def test_integer_scaling(rank, size):
         inplace = mine.clone()
         hvd.allreduce_(inplace, op=hvd.Sum, prescale_factor=f)
         assert torch.equal(inplace, sum((t.to(torch.float64) * f).to(dtype) for t in ranks)), f"{dtype} in place"
+        odd = torch.tensor([-3, -1, 1, 3], dtype=dtype) if rank == 0 else torch.zeros(4, dtype=dtype)
+        got = hvd.allreduce(odd, op=hvd.Average, name=f"int.average.{dtype}")
+        want = torch.div(torch.tensor([-3, -1, 1, 3], dtype=dtype), size, rounding_mode="floor")
+        assert torch.equal(got, want), f"{dtype} Average floors: {got.tolist()} != {want.tolist()}"
         x = [torch.arange(3 * size, dtype=dtype) - r for r in range(size)]
         got = hvd.reducescatter(x[rank], op=hvd.Sum, prescale_factor=f)
         want = sum((t.to(torch.float64) * f).to(dtype) for t in x)[rank * 3:(rank + 1) * 3]

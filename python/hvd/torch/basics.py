@@ -11,14 +11,14 @@ HorovodInternalError = _C.HorovodInternalError
 
 
 class HorovodUsageError(ValueError, HorovodInternalError):
-    """A call this rank refused at once, as Horovod refuses it with a ValueError (a second op under a name that is
-    still in flight on this rank). Also a HorovodInternalError, so code catching libhvd's errors still catches it."""
+    """A call libhvd refused as bad usage (an argument checked on the calling rank, a second op under a name still
+    in flight, an op that cannot run after join). Horovod raises ValueError for the first two and RuntimeError for
+    others; this is both (and a HorovodInternalError), so code written for either catches it."""
 
 
 def _refine(error):
-    """libhvd's error as Python should see it: the duplicate-name refusal (a usage error libhvd raises on the
-    calling rank before anything is negotiated) becomes HorovodUsageError; others are returned unchanged."""
-    if getattr(error, "kind", None) == _C.ErrorKind.Usage and "already in flight" in str(error):
+    """libhvd's error as Python should see it: a usage error becomes HorovodUsageError, others are unchanged."""
+    if getattr(error, "kind", None) == _C.ErrorKind.Usage and not isinstance(error, HorovodUsageError):
         refined = HorovodUsageError(str(error))
         for field in ("kind", "rank", "host", "peer", "tensor"):
             setattr(refined, field, getattr(error, field))
@@ -37,6 +37,17 @@ def refused_at_once(handle):
             if refined is not e:
                 raise refined from None
     return handle
+
+
+def started(call, *args):
+    """Starts an op with `call(*args)` (a _C *_async function) and returns its handle; whatever libhvd refuses at
+    once (an argument checked on this rank, a name in flight) raises HorovodUsageError here."""
+    try:
+        handle = call(*args)
+    except HorovodInternalError as e:
+        raise _refine(e) from None
+    return refused_at_once(handle)
+
 
 # Reduction ops, as horovod.torch names them.
 Average = _C.ReduceOp.Average

@@ -46,17 +46,21 @@ def _layout(state_dict):
 
 
 def _initialized_state(optimizer):
-    """Horovod's way to give an optimizer that never stepped its state: zero gradients where a trainable parameter
-    has none, and one local step (no allreduce: a DistributedOptimizer's wrapped class steps, so no rank waits for
-    the others). Returns the state_dict() after it."""
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            if p.requires_grad and p.grad is None:
-                p.grad = torch.zeros_like(p)
+    """Horovod's way to give an optimizer that never stepped its state: every trainable parameter's gradient set to
+    zeros and one local step (no allreduce: a DistributedOptimizer's wrapped class steps, so no rank waits for the
+    others). Unlike Horovod, the parameters are put back after that step (weight decay would move them, on the
+    ranks that had no state only, after they were broadcast). Returns the state_dict() after it."""
+    params = [p for group in optimizer.param_groups for p in group["params"] if p.requires_grad]
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    saved = [p.detach().clone() for p in params]
     if hasattr(optimizer, "_hvd"):  # a DistributedOptimizer: the class it wraps
         super(optimizer.__class__, optimizer).step()
     else:
         optimizer.step()
+    with torch.no_grad():
+        for p, before in zip(params, saved):
+            p.copy_(before)
     return optimizer.state_dict()
 
 

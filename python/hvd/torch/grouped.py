@@ -9,7 +9,7 @@ so the engine fuses the ready ones as it fuses any ops; the group's handle is do
 import torch
 
 from hvd.torch import _C
-from hvd.torch.basics import Average, Sum, check_process_set, global_process_set, rank, refused_at_once, size
+from hvd.torch.basics import Average, Sum, check_process_set, global_process_set, rank, size, started
 from hvd.torch.compression import Compression
 from hvd.torch.mpi_ops import _differentiable
 from hvd.torch.reducescatter import _reducescatter_op, _scaled
@@ -40,7 +40,7 @@ def _enqueue_all(start, tensors, name):
     handles = []
     try:
         for tensor, op_name in zip(tensors, _names(name, len(tensors))):
-            handles.append(refused_at_once(start(tensor, op_name)))
+            handles.append(started(start, tensor, op_name))
     except BaseException:
         for h in handles:
             try:

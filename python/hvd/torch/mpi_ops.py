@@ -12,7 +12,7 @@ import torch
 
 from hvd.torch import _C
 from hvd.torch.basics import (Average, HorovodInternalError, Sum, _refine, check_process_set, global_process_set,
-                              rank, refused_at_once)
+                              rank, size, started)
 from hvd.torch.compression import Compression
 
 
@@ -67,28 +67,39 @@ class PostprocessedHandle:
         return self._result
 
 
-def _integer_scales(tensor, prescale_factor, postscale_factor):
-    """For an integer tensor with scale factors: (tensor prescaled by Horovod's rule, the postscale to apply to the
-    result by the same rule or None); libhvd then gets factors 1."""
-    if not _is_integer(tensor) or (prescale_factor == 1.0 and postscale_factor == 1.0):
+def _integer_scales(tensor, op, prescale_factor, postscale_factor):
+    """An integer tensor that needs Horovod's integer rules here, around libhvd: scale factors (each rank's tensor
+    scaled in float64 and cast back before the sum, the result the same way after it) and Average (the sum
+    floor-divided by the number of ranks, what Horovod's tests compute with torch's floor_divide). Returns
+    (the tensor to send, the op for libhvd, a function finishing the result in place or None), or None when
+    libhvd's own reduction is Horovod's."""
+    if not _is_integer(tensor):
+        return None
+    average = op == Average
+    if not average and prescale_factor == 1.0 and postscale_factor == 1.0:
         return None
     scaled = _int_scaled(tensor, prescale_factor) if prescale_factor != 1.0 else tensor
-    return scaled, (postscale_factor if postscale_factor != 1.0 else None)
 
+    def finish(result):
+        if average:
+            result.copy_(torch.div(result, size(), rounding_mode="floor"))
+        if postscale_factor != 1.0:
+            result.copy_(_int_scaled(result, postscale_factor))
+        return result
 
-# ---- allreduce -------------------------------------------------------------------------------------------------
+    return scaled, (Sum if average else op), finish
+
 
 def allreduce_async(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                     process_set=global_process_set):
     """Starts reducing `tensor` over all ranks into a new tensor; returns a handle."""
     check_process_set(process_set, "allreduce_async")
     op = _reduce_op(op, average, "allreduce_async")
-    ints = _integer_scales(tensor, prescale_factor, postscale_factor)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
     if ints is not None:
-        scaled, post = ints
-        handle = refused_at_once(_C.allreduce_async(scaled, False, op, 1.0, 1.0, name or ""))
-        return handle if post is None else PostprocessedHandle(handle, lambda t: _int_scaled(t, post))
-    return refused_at_once(_C.allreduce_async(tensor, False, op, prescale_factor, postscale_factor, name or ""))
+        scaled, wire_op, finish = ints
+        return PostprocessedHandle(started(_C.allreduce_async, scaled, False, wire_op, 1.0, 1.0, name or ""), finish)
+    return started(_C.allreduce_async, tensor, False, op, prescale_factor, postscale_factor, name or "")
 
 
 def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
@@ -96,13 +107,12 @@ def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1
     """Starts reducing `tensor` over all ranks in place; returns a handle."""
     check_process_set(process_set, "allreduce_async_")
     op = _reduce_op(op, average, "allreduce_async_")
-    ints = _integer_scales(tensor, prescale_factor, postscale_factor)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
     if ints is not None:
-        scaled, post = ints
+        scaled, wire_op, finish = ints
         tensor.copy_(scaled)
-        handle = refused_at_once(_C.allreduce_async(tensor, True, op, 1.0, 1.0, name or ""))
-        return handle if post is None else PostprocessedHandle(handle, lambda t: t.copy_(_int_scaled(t, post)))
-    return refused_at_once(_C.allreduce_async(tensor, True, op, prescale_factor, postscale_factor, name or ""))
+        return PostprocessedHandle(started(_C.allreduce_async, tensor, True, wire_op, 1.0, 1.0, name or ""), finish)
+    return started(_C.allreduce_async, tensor, True, op, prescale_factor, postscale_factor, name or "")
 
 
 class _Allreduce(torch.autograd.Function):
@@ -123,11 +133,10 @@ def allreduce(tensor, average=None, name=None, compression=Compression.none, op=
     """Returns `tensor` reduced over all ranks (Average unless op says otherwise); `tensor` is unchanged."""
     check_process_set(process_set, "allreduce")
     op = _reduce_op(op, average, "allreduce")
-    ints = _integer_scales(tensor, prescale_factor, postscale_factor)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
     if ints is not None:  # integers carry no gradient
-        scaled, post = ints
-        reduced = _blocking(_C.allreduce, scaled, False, op, 1.0, 1.0, name or "")
-        return reduced if post is None else _int_scaled(reduced, post)
+        scaled, wire_op, finish = ints
+        return finish(_blocking(_C.allreduce, scaled, False, wire_op, 1.0, 1.0, name or ""))
     compressed, ctx = compression.compress(tensor)
     if _differentiable(compressed):
         reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor)
@@ -141,7 +150,7 @@ def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, po
     """Reduces `tensor` over all ranks in place and returns it."""
     check_process_set(process_set, "allreduce_")
     op = _reduce_op(op, average, "allreduce_")
-    if _integer_scales(tensor, prescale_factor, postscale_factor) is not None:
+    if _integer_scales(tensor, op, prescale_factor, postscale_factor) is not None:
         return allreduce_async_(tensor, None, name, op, prescale_factor, postscale_factor, process_set).wait()
     return _blocking(_C.allreduce, tensor, True, op, prescale_factor, postscale_factor, name or "")
 
@@ -152,24 +161,24 @@ def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_
                             process_set=global_process_set):
     check_process_set(process_set, "grouped_allreduce_async")
     op = _reduce_op(op, average, "grouped_allreduce_async")
-    return refused_at_once(_C.grouped_allreduce_async(list(tensors), False, op, prescale_factor, postscale_factor,
-                                                      name or ""))
+    return started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor, postscale_factor,
+                   name or "")
 
 
 def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                              process_set=global_process_set):
     check_process_set(process_set, "grouped_allreduce_async_")
     op = _reduce_op(op, average, "grouped_allreduce_async_")
-    return refused_at_once(_C.grouped_allreduce_async(list(tensors), True, op, prescale_factor, postscale_factor,
-                                                      name or ""))
+    return started(_C.grouped_allreduce_async, list(tensors), True, op, prescale_factor, postscale_factor,
+                   name or "")
 
 
 class _GroupedAllreduce(torch.autograd.Function):
     @staticmethod
     def forward(ctx, name, op, prescale_factor, postscale_factor, *tensors):
         ctx.args = (op, prescale_factor, postscale_factor)
-        return tuple(refused_at_once(_C.grouped_allreduce_async(list(tensors), False, op, prescale_factor,
-                                                                postscale_factor, name)).wait())
+        return tuple(started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor,
+                             postscale_factor, name).wait())
 
     @staticmethod
     def backward(ctx, *grads):
@@ -188,8 +197,8 @@ def grouped_allreduce(tensors, average=None, name=None, compression=Compression.
     if _differentiable(*compressed):
         reduced = _GroupedAllreduce.apply(name or "", op, prescale_factor, postscale_factor, *compressed)
     else:
-        reduced = refused_at_once(_C.grouped_allreduce_async(list(compressed), False, op, prescale_factor,
-                                                             postscale_factor, name or "")).wait()
+        reduced = started(_C.grouped_allreduce_async, list(compressed), False, op, prescale_factor,
+                          postscale_factor, name or "").wait()
     return [compression.decompress(t, ctx) for t, ctx in zip(reduced, ctxs)]
 
 
@@ -203,14 +212,14 @@ def grouped_allreduce_(tensors, average=None, name=None, op=None, prescale_facto
 
 def allgather_async(tensor, name=None, process_set=global_process_set):
     check_process_set(process_set, "allgather_async")
-    return refused_at_once(_C.allgather_async(tensor, name or ""))
+    return started(_C.allgather_async, tensor, name or "")
 
 
 class _Allgather(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, name):
         ctx.rows = tensor.shape[0] if tensor.dim() > 0 else 1
-        return refused_at_once(_C.allgather_async(tensor, name)).wait()
+        return started(_C.allgather_async, tensor, name).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -226,26 +235,26 @@ def allgather(tensor, name=None, process_set=global_process_set):
     check_process_set(process_set, "allgather")
     if _differentiable(tensor):
         return _Allgather.apply(tensor, name or "")
-    return refused_at_once(_C.allgather_async(tensor, name or "")).wait()
+    return started(_C.allgather_async, tensor, name or "").wait()
 
 
 # ---- broadcast -------------------------------------------------------------------------------------------------
 
 def broadcast_async(tensor, root_rank, name=None, process_set=global_process_set):
     check_process_set(process_set, "broadcast_async")
-    return refused_at_once(_C.broadcast_async(tensor, False, root_rank, name or ""))
+    return started(_C.broadcast_async, tensor, False, root_rank, name or "")
 
 
 def broadcast_async_(tensor, root_rank, name=None, process_set=global_process_set):
     check_process_set(process_set, "broadcast_async_")
-    return refused_at_once(_C.broadcast_async(tensor, True, root_rank, name or ""))
+    return started(_C.broadcast_async, tensor, True, root_rank, name or "")
 
 
 class _Broadcast(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, root_rank, name):
         ctx.root_rank = root_rank
-        return refused_at_once(_C.broadcast_async(tensor, False, root_rank, name)).wait()
+        return started(_C.broadcast_async, tensor, False, root_rank, name).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -261,7 +270,7 @@ def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
     check_process_set(process_set, "broadcast")
     if _differentiable(tensor):
         return _Broadcast.apply(tensor, root_rank, name or "")
-    return refused_at_once(_C.broadcast_async(tensor, False, root_rank, name or "")).wait()
+    return started(_C.broadcast_async, tensor, False, root_rank, name or "").wait()
 
 
 def broadcast_(tensor, root_rank, name=None, process_set=global_process_set):
@@ -275,6 +284,10 @@ def _split_list(splits):
     if splits is None:
         return []
     if torch.is_tensor(splits):
+        if splits.dtype.is_floating_point or splits.dtype.is_complex or splits.dtype == torch.bool:
+            # Horovod's rule (a ValueError): splits count rows.
+            raise ValueError(f"hvd.torch.alltoall: splits is a {splits.dtype} tensor; pass an int32 tensor (or a "
+                             "list of ints) of rows for each rank")
         return [int(s) for s in splits.tolist()]
     return [int(s) for s in splits]
 
@@ -282,13 +295,13 @@ def _split_list(splits):
 def alltoall_async(tensor, splits=None, name=None, process_set=global_process_set):
     """Starts an alltoall; synchronize() returns (received rows, received splits as an int32 tensor)."""
     check_process_set(process_set, "alltoall_async")
-    return refused_at_once(_C.alltoall_async(tensor, _split_list(splits), name or ""))
+    return started(_C.alltoall_async, tensor, _split_list(splits), name or "")
 
 
 class _Alltoall(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, splits, name):
-        output, received = refused_at_once(_C.alltoall_async(tensor, splits, name)).wait()
+        output, received = started(_C.alltoall_async, tensor, splits, name).wait()
         ctx.received = received
         ctx.mark_non_differentiable(received)
         return output, received
@@ -307,7 +320,7 @@ def alltoall(tensor, splits=None, name=None, process_set=global_process_set):
     if _differentiable(tensor):
         output, received = _Alltoall.apply(tensor, split_list, name or "")
     else:
-        output, received = refused_at_once(_C.alltoall_async(tensor, split_list, name or "")).wait()
+        output, received = started(_C.alltoall_async, tensor, split_list, name or "").wait()
     return output if splits is None else (output, received)
 
 

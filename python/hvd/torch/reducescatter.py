@@ -9,7 +9,7 @@ gradients allgathered, times the number of ranks for Sum.
 import torch
 
 from hvd.torch import _C
-from hvd.torch.basics import Adasum, Average, Sum, check_process_set, global_process_set, refused_at_once, size
+from hvd.torch.basics import Adasum, Average, Sum, check_process_set, global_process_set, size, started
 from hvd.torch.compression import Compression
 from hvd.torch.mpi_ops import PostprocessedHandle, _differentiable, _int_scaled, _is_integer
 
@@ -37,7 +37,7 @@ def reducescatter_async(tensor, name=None, op=Average, process_set=global_proces
     """Starts a reducescatter; synchronize() returns this rank's share."""
     check_process_set(process_set, "reducescatter_async")
     op = _reducescatter_op(op, "reducescatter_async")
-    handle = refused_at_once(_C.reducescatter_async(_scaled(tensor, prescale_factor), op, name or ""))
+    handle = started(_C.reducescatter_async, _scaled(tensor, prescale_factor), op, name or "")
     if postscale_factor == 1.0:
         return handle
     return PostprocessedHandle(handle, lambda t: _scaled(t, postscale_factor))
@@ -47,7 +47,7 @@ class _Reducescatter(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, name, op):
         ctx.op = op
-        return refused_at_once(_C.reducescatter_async(tensor, op, name)).wait()
+        return started(_C.reducescatter_async, tensor, op, name).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -68,5 +68,5 @@ def reducescatter(tensor, name=None, compression=Compression.none, op=Average, p
     if _differentiable(compressed):
         reduced = _Reducescatter.apply(compressed, name or "", op)
     else:
-        reduced = refused_at_once(_C.reducescatter_async(compressed, op, name or "")).wait()
+        reduced = started(_C.reducescatter_async, compressed, op, name or "").wait()
     return _scaled(compression.decompress(reduced, ctx), postscale_factor)
