@@ -80,8 +80,10 @@ inline constexpr std::size_t output_cost(std::size_t line_bytes, std::size_t lin
 inline constexpr const char* kEnvStoreAddr = "HVD_STORE_ADDR";  // host:port of hvdrun's coordination server
 inline constexpr const char* kEnvSecret = "HVD_SECRET";         // job secret, hex (/proc/PID/environ is 0400)
 inline constexpr const char* kEnvDataAddr = "HVD_DATA_ADDR";    // address to bind/advertise for the data plane
-// Elastic jobs: HOROVOD_ELASTIC=1 (Horovod's name) and a stable worker name "<host>/<slot>"; the HOROVOD_RANK
-// family is then not set: the runtime asks hvdrun for its place at every init (the rendezvous op above).
+// Elastic jobs: HOROVOD_ELASTIC=1 (Horovod's name) and a stable worker name "<host>/<slot>". The HOROVOD_RANK
+// family is set too, as Horovod sets it: the worker's place in the generation it starts into (scripts read it
+// before init()); the runtime ignores it and asks hvdrun for its place at every init (the rendezvous op above),
+// so after a reset hvd::rank() is the truth and the environment tells only where the worker started.
 inline constexpr const char* kEnvElastic = "HOROVOD_ELASTIC";
 inline constexpr const char* kEnvWorkerId = "HVD_WORKER_ID";
 inline constexpr const char* kEnvElasticTimeout = "HVD_ELASTIC_TIMEOUT";  // seconds, --elastic-timeout

@@ -156,14 +156,28 @@ void ElasticJob::reconcile(bool hosts_changed) {
     answer_no_place(id, "no slot for " + describe(id) + " any more: its host was removed or has fewer slots");
     workers_changed = true;
   }
+  std::vector<std::pair<std::string, int>> started;  // (host, worker id)
   for (const auto& [host, slot] : membership_.slots_to_start()) {
-    const int id = membership_.add_worker(host, slot);
+    started.emplace_back(host, membership_.add_worker(host, slot));
+    workers_changed = true;
+  }
+  // Every new worker is added before any env is made: each one's HOROVOD_RANK family is its place in the
+  // generation they will all join (Horovod's elastic workers read it before hvd.init()).
+  for (const auto& [host, id] : started) {
     SessionControl::Env env{{protocol::kEnvElastic, "1"},
-                            {protocol::kEnvWorkerId, worker_name(host, slot)},
+                            {protocol::kEnvWorkerId, worker_name(host, membership_.worker(id)->slot)},
                             {"HOROVOD_HOSTNAME", host},
                             {protocol::kEnvElasticTimeout, std::to_string(std::lround(options_.timeout_s))}};
+    if (auto p = membership_.prospective(id)) {
+      const std::pair<const char*, int> place[] = {{"HOROVOD_RANK", p->rank},
+                                                   {"HOROVOD_SIZE", p->size},
+                                                   {"HOROVOD_LOCAL_RANK", p->local_rank},
+                                                   {"HOROVOD_LOCAL_SIZE", p->local_size},
+                                                   {"HOROVOD_CROSS_RANK", p->cross_rank},
+                                                   {"HOROVOD_CROSS_SIZE", p->cross_size}};
+      for (const auto& [name, value] : place) env[name] = std::to_string(value);
+    }
     pending_launch_[host].push_back({id, std::move(env)});
-    workers_changed = true;
   }
   for (auto& [host, launches] : pending_launch_) {
     if (launches.empty()) continue;

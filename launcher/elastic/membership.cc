@@ -154,14 +154,7 @@ Membership::RendezvousAnswer Membership::rendezvous(const std::string& name, int
   return answer;
 }
 
-std::optional<Generation> Membership::try_form() {
-  std::vector<Worker*> members;
-  for (auto& w : workers_) {
-    if (w.state != State::kLive) continue;
-    if (!w.waiting) return std::nullopt;
-    members.push_back(&w);
-  }
-  if (members.empty() || static_cast<int>(members.size()) < min_np_) return std::nullopt;
+std::vector<Placement> Membership::placements(std::vector<const Worker*> members, int generation) const {
   std::sort(members.begin(), members.end(), [&](const Worker* a, const Worker* b) {
     return std::pair(host_index(a->host), a->slot) < std::pair(host_index(b->host), b->slot);
   });
@@ -172,27 +165,45 @@ std::optional<Generation> Membership::try_form() {
     ++filled.back().slots;
   }
   const Plan plan = make_plan(filled, static_cast<int>(members.size()));
+  std::vector<Placement> out;
+  for (size_t rank = 0; rank < members.size(); ++rank) {
+    const Slot& slot = plan.slots[rank];
+    out.push_back(Placement{members[rank]->id, generation, slot.rank, plan.size(), slot.local_rank, slot.local_size,
+                            slot.cross_rank, slot.cross_size, members[rank]->host});
+  }
+  return out;
+}
+
+std::optional<Generation> Membership::try_form() {
+  std::vector<const Worker*> members;
+  for (const auto& w : workers_) {
+    if (w.state != State::kLive) continue;
+    if (!w.waiting) return std::nullopt;
+    members.push_back(&w);
+  }
+  if (members.empty() || static_cast<int>(members.size()) < min_np_) return std::nullopt;
   Generation generation;
   generation.number = ++generation_;
   event_since_generation_ = false;
-  for (size_t rank = 0; rank < members.size(); ++rank) {
-    Worker& w = *members[rank];
-    const Slot& slot = plan.slots[rank];
-    Placement p{w.id,
-                generation.number,
-                slot.rank,
-                plan.size(),
-                slot.local_rank,
-                slot.local_size,
-                slot.cross_rank,
-                slot.cross_size,
-                w.host};
+  generation.placements = placements(std::move(members), generation.number);
+  for (const Placement& p : generation.placements) {
+    Worker& w = *find(p.worker);
     w.waiting = false;
     w.generation = generation.number;
     w.placement = p;
-    generation.placements.push_back(std::move(p));
   }
   return generation;
+}
+
+std::optional<Placement> Membership::prospective(int id) const {
+  std::vector<const Worker*> members;
+  for (const auto& w : workers_) {
+    if (w.state == State::kLive) members.push_back(&w);
+  }
+  for (const Placement& p : placements(std::move(members), generation_ + 1)) {
+    if (p.worker == id) return p;
+  }
+  return std::nullopt;
 }
 
 bool Membership::generation_exited() const {

@@ -85,6 +85,9 @@ class Membership {
   RendezvousAnswer rendezvous(const std::string& name, int after);
   // Forms the next generation when every live worker waits and there are min_np or more.
   std::optional<Generation> try_form();
+  // The place worker `id` would have in a generation formed now of every live worker: what hvdrun tells a worker
+  // it starts (HOROVOD_RANK and family, as Horovod's elastic driver does), before that generation exists.
+  std::optional<Placement> prospective(int id) const;
   int generation() const { return generation_; }
   // Called when an event is announced: a rendezvous after that needs no "reset" of its own.
   void note_event() { event_since_generation_ = true; }
@@ -96,6 +99,8 @@ class Membership {
   int host_index(const std::string& host) const;
   // The slots that should hold a worker: hosts in join order, then slot, less the excluded, up to max_np.
   std::vector<std::pair<std::string, int>> assigned_slots() const;
+  // `members` in rank order (hosts' join order, then slot) and their places in generation `generation`.
+  std::vector<Placement> placements(std::vector<const Worker*> members, int generation) const;
 
   int min_np_, max_np_;
   std::vector<HostSpec> hosts_;  // usable, in join order

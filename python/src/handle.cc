@@ -1,5 +1,7 @@
 #include "handle.h"
 
+#include <cstddef>
+#include <mutex>
 #include <utility>
 
 namespace hvd::python {
@@ -9,17 +11,43 @@ Handle::Handle(hvd::torch::TensorHandle op, Kind kind) : kind_(kind), tensor_op_
 Handle::Handle(hvd::Handle op, std::vector<at::Tensor> inputs, std::vector<at::Tensor> outputs)
     : kind_(Kind::kGroup), group_op_(std::move(op)), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
 
+namespace {
+
+// Ops whose handle Python dropped before they finished. As in Horovod, dropping a handle neither waits nor cancels:
+// the op goes on (the other ranks may still need this rank's part) and its tensors stay alive here until it is
+// done, so libhvd never writes to freed memory. Waiting in the destructor instead would block the script for good
+// when the op can never finish (a name the other ranks refused). Leaked on purpose: never destroyed at exit, after
+// the runtime (and maybe libtorch) is gone.
+struct Orphans {
+  std::mutex mutex;
+  std::vector<std::pair<hvd::torch::TensorHandle, hvd::Handle>> ops;
+  std::vector<std::vector<at::Tensor>> tensors;
+};
+
+Orphans& orphans() {
+  static auto* all = new Orphans;
+  return *all;
+}
+
+bool finished(const hvd::torch::TensorHandle& t, const hvd::Handle& g) {
+  return (!t.valid() || t.poll()) && (!g.valid() || g.poll());
+}
+
+}  // namespace
+
 Handle::~Handle() {
   if (done_ || poll()) return;
-  py::gil_scoped_release no_gil;
-  try {
-    if (kind_ == Kind::kGroup) {
-      group_op_.wait();
-    } else {
-      tensor_op_.wait();
-    }
-  } catch (...) {  // nobody is left to see the error: the handle was dropped
+  Orphans& o = orphans();
+  std::lock_guard lock(o.mutex);
+  // The finished ones go first: the list holds only ops still running.
+  for (std::size_t i = o.ops.size(); i-- > 0;) {
+    if (!finished(o.ops[i].first, o.ops[i].second)) continue;
+    o.ops.erase(o.ops.begin() + static_cast<std::ptrdiff_t>(i));
+    o.tensors.erase(o.tensors.begin() + static_cast<std::ptrdiff_t>(i));
   }
+  o.ops.emplace_back(std::move(tensor_op_), std::move(group_op_));
+  inputs_.insert(inputs_.end(), outputs_.begin(), outputs_.end());
+  o.tensors.push_back(std::move(inputs_));
 }
 
 bool Handle::poll() const {

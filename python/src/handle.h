@@ -1,7 +1,8 @@
 // An asynchronous op as Python holds it. poll() never blocks; wait() releases the GIL until the op is done and
 // returns what hvd.torch.synchronize() gives for it: a tensor, a list of tensors (grouped allreduce) or
 // (tensor, received splits) (alltoall). The result is kept: a second wait() returns it again. The handle keeps
-// the op's tensors alive; one dropped before completion waits for it, so libhvd never writes to freed memory.
+// the op's tensors alive; one dropped before completion hands them to a list that keeps them until the op is done
+// (handle.cc), so libhvd never writes to freed memory and the script does not wait.
 #pragma once
 
 #include <vector>

@@ -153,10 +153,12 @@ Response validate(const std::vector<const Request*>& by_rank, const std::vector<
     if (!by_rank[ref->root])
       return fail("root rank " + std::to_string(ref->root) + " has joined; it has no data to send");
   }
-  if (!joined.empty() && (ref->type == OpType::kAlltoall)) {
-    return fail(
-        describe_ranks(joined, hosts) +
-        " joined; alltoall needs every rank (allreduce, reducescatter, allgather and broadcast work after join)");
+  // As Horovod: only the reductions go on without a joined rank (it adds zeros); an op that moves each rank's own
+  // data (allgather, broadcast, alltoall) fails on the ranks that called it, naming the joined ones.
+  if (!joined.empty() &&
+      (ref->type == OpType::kAlltoall || ref->type == OpType::kAllgather || ref->type == OpType::kBroadcast)) {
+    return fail(describe_ranks(joined, hosts) + " joined; " + name_of(ref->type) +
+                " needs every rank (only allreduce and reducescatter go on after join); call it before join()");
   }
   if (ref->type == OpType::kAllgather) {
     resp.rank_rows.assign(size, 0);

@@ -31,6 +31,7 @@ struct DistributedOptimizer::Impl {
     unsigned hook = 0;
     int passes = 0;        // backward passes since the last synchronize()
     TensorHandle pending;  // the launched allreduce, if any
+    bool sparse = false;   // the gradient came sparse (nn.Embedding(sparse=True)): reduced dense, handed back sparse
   };
 
   ::torch::optim::Optimizer& optimizer;
@@ -135,6 +136,10 @@ struct DistributedOptimizer::Impl {
     if (++slot.passes < options.backward_passes_per_step) return;
     const Tensor& so_far = slot.param.grad();
     Tensor total = so_far.defined() ? so_far + grad : grad;
+    // A sparse gradient travels dense (Horovod's sparse_as_dense): the sum is the same and the op is one allreduce
+    // of the parameter's shape on every rank, whatever rows each rank touched.
+    slot.sparse = total.is_sparse();
+    if (slot.sparse) total = total.to_dense();
     launch(slot, adasum() ? local_delta(slot, total) : total);
   }
 
@@ -159,6 +164,8 @@ struct DistributedOptimizer::Impl {
         Tensor data = slot.param.detach();
         if (adasum()) {
           data.add_(result);
+        } else if (slot.sparse) {
+          slot.param.mutable_grad() = result.to_sparse();  // the optimizer (SparseAdam) gets what it expects
         } else if (slot.param.grad().defined()) {
           slot.param.mutable_grad().copy_(result);
         } else {
@@ -169,6 +176,7 @@ struct DistributedOptimizer::Impl {
       }
       slot.pending = TensorHandle();
       slot.passes = 0;
+      slot.sparse = false;
     }
     if (first_error) std::rethrow_exception(first_error);
     synchronized = true;
@@ -218,7 +226,7 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
       }
       if (!p.requires_grad() || registered.count(p.unsafeGetTensorImpl())) continue;
       registered[p.unsafeGetTensorImpl()] = true;
-      impl_->slots.push_back({it->second, p, 0, 0, {}});
+      impl_->slots.push_back({it->second, p, 0, 0, {}, false});
     }
   }
   Impl* impl = impl_.get();

@@ -6,7 +6,8 @@
 2. Each op against a reference computed on one rank: rank r's loss is sum(output * w_r) with rank-dependent
    weights w_r; Horovod's rules give rank r's input gradient: allreduce Sum -> sum_k w_k, Average -> mean_k w_k;
    allgather -> this rank's rows of mean_k w_k; broadcast -> mean_k w_k on the root, zeros elsewhere; alltoall ->
-   the rows of each receiver's w; reducescatter Sum -> concatenation of every rank's w.
+   the rows of each receiver's w; reducescatter Sum -> size x the concatenation of every rank's w, Average -> the
+   concatenation (Horovod's rule: as for allreduce, each rank's upstream gradient stands for the job's one loss).
 Prints `gradients ok` on success.
 """
 
@@ -82,7 +83,10 @@ def main():
     n = 2 * size
     t = input_for(rank, (n, 2))
     (hvd.reducescatter(t, op=hvd.Sum) * weights(rank, (2, 2))).sum().backward()
-    close("reducescatter", t.grad, torch.cat([weights(r, (2, 2)) for r in range(size)]))
+    close("reducescatter", t.grad, size * torch.cat([weights(r, (2, 2)) for r in range(size)]))
+    t = torch.ones(size * 2, 2, dtype=torch.float64, requires_grad=True)
+    (hvd.reducescatter(t, op=hvd.Average) * weights(rank, (2, 2))).sum().backward()
+    close("reducescatter Average", t.grad, torch.cat([weights(r, (2, 2)) for r in range(size)]))
 
     hvd.shutdown()
     print(f"gradients ok rank={rank} size={size}")

@@ -14,7 +14,8 @@ except ImportError as e:
                       "Debian's python3-torch (run /usr/bin/python3) and needs build/lib or the installed "
                       "libhvd and libhvd_torch") from e
 
-from hvd.torch.basics import (Adasum, Average, HorovodInternalError, Max, Min, ProcessSet, Product, Sum,
+from hvd.torch.basics import (Adasum, Average, HorovodInternalError, HorovodUsageError, Max, Min, ProcessSet,
+                              Product, Sum,
                               add_process_set, ccl_built, cross_rank, cross_size, cuda_built, ddl_built,
                               global_process_set, gloo_built, gloo_enabled, init, is_homogeneous, is_initialized,
                               local_rank, local_size, mpi_built, mpi_enabled, mpi_threads_supported, nccl_built,
@@ -24,8 +25,13 @@ from hvd.torch.functions import allgather_object, broadcast_object, broadcast_op
 from hvd.torch.mpi_ops import (allgather, allgather_async, allreduce, allreduce_, allreduce_async, allreduce_async_,
                                alltoall, alltoall_async, barrier, broadcast, broadcast_, broadcast_async,
                                broadcast_async_, grouped_allreduce, grouped_allreduce_, grouped_allreduce_async,
-                               grouped_allreduce_async_, join, poll, reducescatter, reducescatter_async, synchronize)
+                               grouped_allreduce_async_, join, poll, synchronize)
+from hvd.torch.reducescatter import reducescatter, reducescatter_async
+from hvd.torch.grouped import (grouped_allgather, grouped_allgather_async, grouped_reducescatter,
+                               grouped_reducescatter_async)
+from hvd.torch.sparse import sparse_allreduce_async
 from hvd.torch.optimizer import DistributedOptimizer
+from hvd.torch.sync_batch_norm import SyncBatchNorm
 from hvd.torch import elastic  # noqa: E402  (hvd.elastic: after the API it uses)
 from hvd.torch import failure_record as _failure_record
 
@@ -35,12 +41,14 @@ __all__ = [
     "init", "shutdown", "is_initialized", "rank", "size", "local_rank", "local_size", "cross_rank", "cross_size",
     "is_homogeneous", "mpi_built", "mpi_enabled", "mpi_threads_supported", "nccl_built", "gloo_built",
     "gloo_enabled", "cuda_built", "rocm_built", "ddl_built", "ccl_built", "start_timeline", "stop_timeline",
-    "Average", "Sum", "Adasum", "Min", "Max", "Product", "HorovodInternalError", "ProcessSet", "global_process_set",
+    "Average", "Sum", "Adasum", "Min", "Max", "Product", "HorovodInternalError", "HorovodUsageError", "ProcessSet",
+    "global_process_set",
     "add_process_set", "remove_process_set", "Compression", "Compressor",
     "allreduce", "allreduce_", "allreduce_async", "allreduce_async_", "grouped_allreduce", "grouped_allreduce_",
     "grouped_allreduce_async", "grouped_allreduce_async_", "allgather", "allgather_async", "broadcast",
     "broadcast_", "broadcast_async", "broadcast_async_", "alltoall", "alltoall_async", "reducescatter",
-    "reducescatter_async", "poll", "synchronize", "barrier", "join",
+    "reducescatter_async", "grouped_allgather", "grouped_allgather_async", "grouped_reducescatter",
+    "grouped_reducescatter_async", "sparse_allreduce_async", "poll", "synchronize", "barrier", "join",
     "broadcast_parameters", "broadcast_optimizer_state", "broadcast_object", "allgather_object",
-    "DistributedOptimizer", "elastic",
+    "DistributedOptimizer", "SyncBatchNorm", "elastic",
 ]

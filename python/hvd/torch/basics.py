@@ -9,6 +9,46 @@ from hvd.torch import _C
 
 HorovodInternalError = _C.HorovodInternalError
 
+
+class HorovodUsageError(ValueError, HorovodInternalError):
+    """A call libhvd refused as bad usage (an argument checked on the calling rank, a second op under a name still
+    in flight, an op that cannot run after join). Horovod raises ValueError for the first two and RuntimeError for
+    others; this is both (and a HorovodInternalError), so code written for either catches it."""
+
+
+def _refine(error):
+    """libhvd's error as Python should see it: a usage error becomes HorovodUsageError, others are unchanged."""
+    if getattr(error, "kind", None) == _C.ErrorKind.Usage and not isinstance(error, HorovodUsageError):
+        refined = HorovodUsageError(str(error))
+        for field in ("kind", "rank", "host", "peer", "tensor"):
+            setattr(refined, field, getattr(error, field))
+        return refined
+    return error
+
+
+def refused_at_once(handle):
+    """Returns `handle`, raising HorovodUsageError now when libhvd refused the op on enqueue (its handle is then
+    already done with that error), as Horovod raises from the *_async call itself."""
+    if handle.poll():
+        try:
+            handle.wait()  # done: returns at once; a result is kept for synchronize()
+        except HorovodInternalError as e:
+            refined = _refine(e)
+            if refined is not e:
+                raise refined from None
+    return handle
+
+
+def started(call, *args):
+    """Starts an op with `call(*args)` (a _C *_async function) and returns its handle; whatever libhvd refuses at
+    once (an argument checked on this rank, a name in flight) raises HorovodUsageError here."""
+    try:
+        handle = call(*args)
+    except HorovodInternalError as e:
+        raise _refine(e) from None
+    return refused_at_once(handle)
+
+
 # Reduction ops, as horovod.torch names them.
 Average = _C.ReduceOp.Average
 Sum = _C.ReduceOp.Sum
@@ -60,12 +100,45 @@ def shutdown():
 
 
 is_initialized = _C.is_initialized
-rank = _C.rank
-size = _C.size
-local_rank = _C.local_rank
-local_size = _C.local_size
-cross_rank = _C.cross_rank
-cross_size = _C.cross_size
+
+
+def _initialized(what):
+    if not _C.is_initialized():
+        # Horovod's words, so scripts that match on them keep working.
+        raise ValueError(f"Horovod has not been initialized; use hvd.init(). (hvd.torch.{what}() was called "
+                         "before hvd.init())")
+
+
+def rank():
+    """This process's rank in the job (0 .. size()-1)."""
+    _initialized("rank")
+    return _C.rank()
+
+
+def size():
+    """The number of ranks in the job."""
+    _initialized("size")
+    return _C.size()
+
+
+def local_rank():
+    _initialized("local_rank")
+    return _C.local_rank()
+
+
+def local_size():
+    _initialized("local_size")
+    return _C.local_size()
+
+
+def cross_rank():
+    _initialized("cross_rank")
+    return _C.cross_rank()
+
+
+def cross_size():
+    _initialized("cross_size")
+    return _C.cross_size()
 
 
 def is_homogeneous():
@@ -77,7 +150,28 @@ def is_homogeneous():
 
 mpi_built = _C.mpi_built
 mpi_enabled = _C.mpi_enabled
-nccl_built = _C.nccl_built
+
+
+def nccl_built():
+    """As Horovod: the NCCL version this libhvd was built with as an int (2.18.5 is 21805), 0 without NCCL."""
+    if not _C.nccl_built():
+        return 0
+    return _nccl_version()
+
+
+def _nccl_version():
+    # libhvd links libnccl, so it is in this process already: ask it (ncclGetVersion), loading nothing new.
+    import ctypes
+    import os
+    version = ctypes.c_int(0)
+    for name in ("libnccl.so.2", "libnccl.so"):
+        try:
+            lib = ctypes.CDLL(name, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        except OSError:
+            continue
+        if lib.ncclGetVersion(ctypes.byref(version)) == 0 and version.value > 0:
+            return version.value
+    return 1  # built with NCCL, version unknown: still a true value
 
 
 def mpi_threads_supported():
@@ -97,7 +191,7 @@ def gloo_enabled():
 
 def cuda_built():
     """GPU tensors go through NCCL, so CUDA is built exactly when NCCL is."""
-    return _C.nccl_built()
+    return bool(_C.nccl_built())
 
 
 def rocm_built():

@@ -45,6 +45,25 @@ def _layout(state_dict):
     return {"state": state, "param_groups": state_dict["param_groups"]}
 
 
+def _initialized_state(optimizer):
+    """Horovod's way to give an optimizer that never stepped its state: every trainable parameter's gradient set to
+    zeros and one local step (no allreduce: a DistributedOptimizer's wrapped class steps, so no rank waits for the
+    others). Unlike Horovod, the parameters are put back after that step (weight decay would move them, on the
+    ranks that had no state only, after they were broadcast). Returns the state_dict() after it."""
+    params = [p for group in optimizer.param_groups for p in group["params"] if p.requires_grad]
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    saved = [p.detach().clone() for p in params]
+    if hasattr(optimizer, "_hvd"):  # a DistributedOptimizer: the class it wraps
+        super(optimizer.__class__, optimizer).step()
+    else:
+        optimizer.step()
+    with torch.no_grad():
+        for p, before in zip(params, saved):
+            p.copy_(before)
+    return optimizer.state_dict()
+
+
 def broadcast_optimizer_state(optimizer, root_rank=0, model=None):
     """Makes every rank's optimizer state root_rank's: per-parameter state (created where missing, dropped where
     root has none) and every param group's hyper-parameters. All ranks must have the same param groups."""
@@ -52,6 +71,8 @@ def broadcast_optimizer_state(optimizer, root_rank=0, model=None):
         raise ValueError("hvd.torch.broadcast_optimizer_state: torch.optim.LBFGS is not supported (its state is "
                          "not per parameter); broadcast_object(optimizer.state_dict()) and load it instead")
     mine = optimizer.state_dict()
+    if not mine["state"]:
+        mine = _initialized_state(optimizer)
     layout = _layout(mine) if rank() == root_rank else None
     layout = broadcast_object(layout, root_rank, name="optimizer_state.layout")
     shape = [len(g["params"]) for g in mine["param_groups"]]

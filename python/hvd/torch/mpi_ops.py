@@ -11,7 +11,8 @@ import warnings
 import torch
 
 from hvd.torch import _C
-from hvd.torch.basics import Average, Sum, check_process_set, global_process_set, rank, size
+from hvd.torch.basics import (Average, HorovodInternalError, Sum, _refine, check_process_set, global_process_set,
+                              rank, size, started)
 from hvd.torch.compression import Compression
 
 
@@ -34,14 +35,71 @@ def _differentiable(*tensors):
     return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
 
 
-# ---- allreduce -------------------------------------------------------------------------------------------------
+def _blocking(call, *args):
+    """Runs a blocking _C op; libhvd's duplicate-name refusal raises HorovodUsageError (a ValueError) as Horovod's."""
+    try:
+        return call(*args)
+    except HorovodInternalError as e:
+        raise _refine(e) from None
+
+
+def _is_integer(tensor):
+    return not tensor.dtype.is_floating_point and not tensor.dtype.is_complex and tensor.dtype != torch.bool
+
+
+def _int_scaled(tensor, factor):
+    """Horovod's rule for integer tensors: scaled in float64, then cast back (truncated toward zero)."""
+    return (tensor.to(torch.float64) * factor).to(tensor.dtype)
+
+
+class PostprocessedHandle:
+    """A handle whose result goes through `finish` when it is collected (an integer postscale, a group's list)."""
+
+    def __init__(self, handle, finish):
+        self._handle, self._finish, self._result, self._done = handle, finish, None, False
+
+    def poll(self):
+        return self._handle.poll()
+
+    def wait(self):
+        if not self._done:
+            self._result, self._done = self._finish(self._handle.wait()), True
+        return self._result
+
+
+def _integer_scales(tensor, op, prescale_factor, postscale_factor):
+    """An integer tensor that needs Horovod's integer rules here, around libhvd: scale factors (each rank's tensor
+    scaled in float64 and cast back before the sum, the result the same way after it) and Average (the sum
+    floor-divided by the number of ranks, what Horovod's tests compute with torch's floor_divide). Returns
+    (the tensor to send, the op for libhvd, a function finishing the result in place or None), or None when
+    libhvd's own reduction is Horovod's."""
+    if not _is_integer(tensor):
+        return None
+    average = op == Average
+    if not average and prescale_factor == 1.0 and postscale_factor == 1.0:
+        return None
+    scaled = _int_scaled(tensor, prescale_factor) if prescale_factor != 1.0 else tensor
+
+    def finish(result):
+        if average:
+            result.copy_(torch.div(result, size(), rounding_mode="floor"))
+        if postscale_factor != 1.0:
+            result.copy_(_int_scaled(result, postscale_factor))
+        return result
+
+    return scaled, (Sum if average else op), finish
+
 
 def allreduce_async(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                     process_set=global_process_set):
     """Starts reducing `tensor` over all ranks into a new tensor; returns a handle."""
     check_process_set(process_set, "allreduce_async")
     op = _reduce_op(op, average, "allreduce_async")
-    return _C.allreduce_async(tensor, False, op, prescale_factor, postscale_factor, name or "")
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
+    if ints is not None:
+        scaled, wire_op, finish = ints
+        return PostprocessedHandle(started(_C.allreduce_async, scaled, False, wire_op, 1.0, 1.0, name or ""), finish)
+    return started(_C.allreduce_async, tensor, False, op, prescale_factor, postscale_factor, name or "")
 
 
 def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
@@ -49,14 +107,19 @@ def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1
     """Starts reducing `tensor` over all ranks in place; returns a handle."""
     check_process_set(process_set, "allreduce_async_")
     op = _reduce_op(op, average, "allreduce_async_")
-    return _C.allreduce_async(tensor, True, op, prescale_factor, postscale_factor, name or "")
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
+    if ints is not None:
+        scaled, wire_op, finish = ints
+        tensor.copy_(scaled)
+        return PostprocessedHandle(started(_C.allreduce_async, tensor, True, wire_op, 1.0, 1.0, name or ""), finish)
+    return started(_C.allreduce_async, tensor, True, op, prescale_factor, postscale_factor, name or "")
 
 
 class _Allreduce(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, name, op, prescale_factor, postscale_factor):
         ctx.args = (op, prescale_factor, postscale_factor)
-        return _C.allreduce(tensor, False, op, prescale_factor, postscale_factor, name)
+        return _blocking(_C.allreduce, tensor, False, op, prescale_factor, postscale_factor, name)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -70,11 +133,15 @@ def allreduce(tensor, average=None, name=None, compression=Compression.none, op=
     """Returns `tensor` reduced over all ranks (Average unless op says otherwise); `tensor` is unchanged."""
     check_process_set(process_set, "allreduce")
     op = _reduce_op(op, average, "allreduce")
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
+    if ints is not None:  # integers carry no gradient
+        scaled, wire_op, finish = ints
+        return finish(_blocking(_C.allreduce, scaled, False, wire_op, 1.0, 1.0, name or ""))
     compressed, ctx = compression.compress(tensor)
     if _differentiable(compressed):
         reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor)
     else:
-        reduced = _C.allreduce(compressed, False, op, prescale_factor, postscale_factor, name or "")
+        reduced = _blocking(_C.allreduce, compressed, False, op, prescale_factor, postscale_factor, name or "")
     return compression.decompress(reduced, ctx)
 
 
@@ -83,7 +150,9 @@ def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, po
     """Reduces `tensor` over all ranks in place and returns it."""
     check_process_set(process_set, "allreduce_")
     op = _reduce_op(op, average, "allreduce_")
-    return _C.allreduce(tensor, True, op, prescale_factor, postscale_factor, name or "")
+    if _integer_scales(tensor, op, prescale_factor, postscale_factor) is not None:
+        return allreduce_async_(tensor, None, name, op, prescale_factor, postscale_factor, process_set).wait()
+    return _blocking(_C.allreduce, tensor, True, op, prescale_factor, postscale_factor, name or "")
 
 
 # ---- grouped allreduce: negotiated and fused as one ------------------------------------------------------------
@@ -92,22 +161,24 @@ def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_
                             process_set=global_process_set):
     check_process_set(process_set, "grouped_allreduce_async")
     op = _reduce_op(op, average, "grouped_allreduce_async")
-    return _C.grouped_allreduce_async(list(tensors), False, op, prescale_factor, postscale_factor, name or "")
+    return started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor, postscale_factor,
+                   name or "")
 
 
 def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                              process_set=global_process_set):
     check_process_set(process_set, "grouped_allreduce_async_")
     op = _reduce_op(op, average, "grouped_allreduce_async_")
-    return _C.grouped_allreduce_async(list(tensors), True, op, prescale_factor, postscale_factor, name or "")
+    return started(_C.grouped_allreduce_async, list(tensors), True, op, prescale_factor, postscale_factor,
+                   name or "")
 
 
 class _GroupedAllreduce(torch.autograd.Function):
     @staticmethod
     def forward(ctx, name, op, prescale_factor, postscale_factor, *tensors):
         ctx.args = (op, prescale_factor, postscale_factor)
-        return tuple(_C.grouped_allreduce_async(list(tensors), False, op, prescale_factor, postscale_factor,
-                                                name).wait())
+        return tuple(started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor,
+                             postscale_factor, name).wait())
 
     @staticmethod
     def backward(ctx, *grads):
@@ -126,8 +197,8 @@ def grouped_allreduce(tensors, average=None, name=None, compression=Compression.
     if _differentiable(*compressed):
         reduced = _GroupedAllreduce.apply(name or "", op, prescale_factor, postscale_factor, *compressed)
     else:
-        reduced = _C.grouped_allreduce_async(list(compressed), False, op, prescale_factor, postscale_factor,
-                                             name or "").wait()
+        reduced = started(_C.grouped_allreduce_async, list(compressed), False, op, prescale_factor,
+                          postscale_factor, name or "").wait()
     return [compression.decompress(t, ctx) for t, ctx in zip(reduced, ctxs)]
 
 
@@ -141,14 +212,14 @@ def grouped_allreduce_(tensors, average=None, name=None, op=None, prescale_facto
 
 def allgather_async(tensor, name=None, process_set=global_process_set):
     check_process_set(process_set, "allgather_async")
-    return _C.allgather_async(tensor, name or "")
+    return started(_C.allgather_async, tensor, name or "")
 
 
 class _Allgather(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, name):
         ctx.rows = tensor.shape[0] if tensor.dim() > 0 else 1
-        return _C.allgather_async(tensor, name).wait()
+        return started(_C.allgather_async, tensor, name).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -164,26 +235,26 @@ def allgather(tensor, name=None, process_set=global_process_set):
     check_process_set(process_set, "allgather")
     if _differentiable(tensor):
         return _Allgather.apply(tensor, name or "")
-    return _C.allgather_async(tensor, name or "").wait()
+    return started(_C.allgather_async, tensor, name or "").wait()
 
 
 # ---- broadcast -------------------------------------------------------------------------------------------------
 
 def broadcast_async(tensor, root_rank, name=None, process_set=global_process_set):
     check_process_set(process_set, "broadcast_async")
-    return _C.broadcast_async(tensor, False, root_rank, name or "")
+    return started(_C.broadcast_async, tensor, False, root_rank, name or "")
 
 
 def broadcast_async_(tensor, root_rank, name=None, process_set=global_process_set):
     check_process_set(process_set, "broadcast_async_")
-    return _C.broadcast_async(tensor, True, root_rank, name or "")
+    return started(_C.broadcast_async, tensor, True, root_rank, name or "")
 
 
 class _Broadcast(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, root_rank, name):
         ctx.root_rank = root_rank
-        return _C.broadcast_async(tensor, False, root_rank, name).wait()
+        return started(_C.broadcast_async, tensor, False, root_rank, name).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -199,7 +270,7 @@ def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
     check_process_set(process_set, "broadcast")
     if _differentiable(tensor):
         return _Broadcast.apply(tensor, root_rank, name or "")
-    return _C.broadcast_async(tensor, False, root_rank, name or "").wait()
+    return started(_C.broadcast_async, tensor, False, root_rank, name or "").wait()
 
 
 def broadcast_(tensor, root_rank, name=None, process_set=global_process_set):
@@ -213,6 +284,10 @@ def _split_list(splits):
     if splits is None:
         return []
     if torch.is_tensor(splits):
+        if splits.dtype.is_floating_point or splits.dtype.is_complex or splits.dtype == torch.bool:
+            # Horovod's rule (a ValueError): splits count rows.
+            raise ValueError(f"hvd.torch.alltoall: splits is a {splits.dtype} tensor; pass an int32 tensor (or a "
+                             "list of ints) of rows for each rank")
         return [int(s) for s in splits.tolist()]
     return [int(s) for s in splits]
 
@@ -220,13 +295,13 @@ def _split_list(splits):
 def alltoall_async(tensor, splits=None, name=None, process_set=global_process_set):
     """Starts an alltoall; synchronize() returns (received rows, received splits as an int32 tensor)."""
     check_process_set(process_set, "alltoall_async")
-    return _C.alltoall_async(tensor, _split_list(splits), name or "")
+    return started(_C.alltoall_async, tensor, _split_list(splits), name or "")
 
 
 class _Alltoall(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, splits, name):
-        output, received = _C.alltoall_async(tensor, splits, name).wait()
+        output, received = started(_C.alltoall_async, tensor, splits, name).wait()
         ctx.received = received
         ctx.mark_non_differentiable(received)
         return output, received
@@ -245,69 +320,8 @@ def alltoall(tensor, splits=None, name=None, process_set=global_process_set):
     if _differentiable(tensor):
         output, received = _Alltoall.apply(tensor, split_list, name or "")
     else:
-        output, received = _C.alltoall_async(tensor, split_list, name or "").wait()
+        output, received = started(_C.alltoall_async, tensor, split_list, name or "").wait()
     return output if splits is None else (output, received)
-
-
-# ---- reducescatter ---------------------------------------------------------------------------------------------
-
-class _ScaledHandle:
-    """A handle whose result is multiplied by a factor when it is collected (reducescatter's postscale)."""
-
-    def __init__(self, handle, factor):
-        self._handle, self._factor = handle, factor
-
-    def poll(self):
-        return self._handle.poll()
-
-    def wait(self):
-        return self._handle.wait() * self._factor
-
-
-def _reducescatter_op(op):
-    op = Average if op is None else op
-    if op not in (Average, Sum):
-        raise ValueError(f"hvd.torch.reducescatter: op={op!r} is not supported; use hvd.Average or hvd.Sum")
-    return op
-
-
-def reducescatter_async(tensor, name=None, op=Average, process_set=global_process_set, prescale_factor=1.0,
-                        postscale_factor=1.0):
-    check_process_set(process_set, "reducescatter_async")
-    op = _reducescatter_op(op)
-    if prescale_factor != 1.0:
-        tensor = tensor * prescale_factor
-    handle = _C.reducescatter_async(tensor, op, name or "")
-    return handle if postscale_factor == 1.0 else _ScaledHandle(handle, postscale_factor)
-
-
-class _Reducescatter(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, tensor, name, op):
-        ctx.op = op
-        return _C.reducescatter_async(tensor, op, name).wait()
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad = _C.allgather_async(grad_output.contiguous(), "").wait()
-        if ctx.op == Average:
-            grad = grad / size()
-        return grad, None, None
-
-
-def reducescatter(tensor, name=None, compression=Compression.none, op=Average, process_set=global_process_set,
-                  prescale_factor=1.0, postscale_factor=1.0):
-    """Reduces `tensor` over all ranks and returns this rank's share of dimension 0 (the first ranks get one row
-    more when it does not divide)."""
-    check_process_set(process_set, "reducescatter")
-    op = _reducescatter_op(op)
-    compressed, ctx = compression.compress(tensor * prescale_factor if prescale_factor != 1.0 else tensor)
-    if _differentiable(compressed):
-        reduced = _Reducescatter.apply(compressed, name or "", op)
-    else:
-        reduced = _C.reducescatter_async(compressed, op, name or "").wait()
-    reduced = compression.decompress(reduced, ctx)
-    return reduced * postscale_factor if postscale_factor != 1.0 else reduced
 
 
 # ---- handles, barrier, join ------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ of a subclass of the wrapped optimizer's class, sharing its param groups.
 
 import contextlib
 import functools
+import warnings
 import weakref
+
+import torch
 
 from hvd.torch import _C
 from hvd.torch.basics import Adasum, Average, HorovodInternalError, check_process_set, global_process_set
@@ -51,6 +54,8 @@ class _DistributedOptimizer:
         if compression not in (Compression.none, Compression.fp16, NoneCompressor, FP16Compressor):
             raise ValueError(f"hvd.torch.DistributedOptimizer: compression {compression!r} is not supported; use "
                              "hvd.Compression.none or hvd.Compression.fp16")
+        # Horovod's attribute: each parameter's allreduce name (scripts and Horovod's tests read it).
+        self._parameter_names = {p: name for name, p in named}
         groups = [list(group["params"]) for group in self.param_groups]
         try:
             self._hvd = _C.DistributedOptimizer(groups, named, op, compression is Compression.fp16,
@@ -60,10 +65,12 @@ class _DistributedOptimizer:
             raise ValueError(str(e)) from None
         self._hvd_adasum = op == Adasum
         self._hvd_should_synchronize = True
+        self._hvd_synchronized = False
 
     def synchronize(self):
         """Waits for every gradient's allreduce and writes the results into .grad."""
         self._hvd.synchronize()
+        self._hvd_synchronized = True
 
     @contextlib.contextmanager
     def skip_synchronize(self):
@@ -79,9 +86,17 @@ class _DistributedOptimizer:
             # Each parameter took its local step in its hook; synchronize() applies the combined changes.
             loss = closure() if closure is not None else None
             self._hvd.synchronize()
+            self._hvd_synchronized = False
             return loss
         if self._hvd_should_synchronize:
+            if self._hvd_synchronized:
+                # Horovod's warning, word for word: scripts and tests look for it.
+                warnings.warn("optimizer.step() called without optimizer.skip_synchronize() context after "
+                              "optimizer.synchronize(). This can cause training slowdown. You may want to consider "
+                              "using optimizer.skip_synchronize() context if you use optimizer.synchronize() in "
+                              "your code.")
             self._hvd.synchronize()
+        self._hvd_synchronized = False
         return super(self.__class__, self).step(closure)
 
     def zero_grad(self, set_to_none=False):
@@ -93,6 +108,36 @@ class _DistributedOptimizer:
                     p.grad = None
 
 
+def _check_groups(optimizer, num_groups, groups):
+    """Horovod's rules for num_groups (deprecated) and groups (a positive count, or lists of parameters)."""
+    if num_groups:
+        warnings.warn("Parameter `num_groups` has been replaced by `groups` and will be removed in v0.23.0.",
+                      DeprecationWarning, stacklevel=3)
+        if groups is None:
+            groups = num_groups
+    if groups is None:
+        return
+    if isinstance(groups, bool) or not (isinstance(groups, list) or (isinstance(groups, int) and groups > 0)):
+        raise ValueError(f"hvd.torch.DistributedOptimizer: groups={groups!r}; groups should be a non-negative "
+                         "integer or a list of list of torch.Tensor.")
+    if isinstance(groups, int):
+        return
+    params = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    seen = set()
+    for group in groups:
+        for p in group:
+            if not isinstance(p, torch.Tensor):
+                raise ValueError(f"hvd.torch.DistributedOptimizer: groups holds a {type(p).__name__}; groups must "
+                                 "consist of torch.Tensor.")
+            if id(p) in seen:
+                raise ValueError("hvd.torch.DistributedOptimizer: a parameter of shape "
+                                 f"{list(p.shape)} is in groups twice; a parameter can only appear once in groups.")
+            if id(p) not in params:
+                raise ValueError(f"hvd.torch.DistributedOptimizer: groups holds a tensor of shape {list(p.shape)} "
+                                 "that the optimizer does not update; list the optimizer's parameters only")
+            seen.add(id(p))
+
+
 def DistributedOptimizer(optimizer, named_parameters=None, compression=Compression.none, backward_passes_per_step=1,
                          op=Average, gradient_predivide_factor=1.0, num_groups=0, groups=None,
                          sparse_as_dense=False, process_set=global_process_set):
@@ -102,15 +147,13 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
     compression: Compression.none or Compression.fp16. op: Average, Sum or Adasum.
     backward_passes_per_step: backward passes accumulated locally before the allreduce.
     gradient_predivide_factor: Average only; divides before the sum and by size/factor after.
-    Not supported (hvd's engine fuses by itself; gradients must be dense): num_groups, groups, sparse_as_dense.
+    num_groups, groups: checked as Horovod checks them, then left to hvd's engine, which fuses the gradients that
+    are ready together by itself (the result is the same; only how they are batched differs).
+    sparse_as_dense: sparse gradients (nn.Embedding(sparse=True)) are always reduced dense and handed back to the
+    optimizer sparse, so True and False give the same step.
     """
     check_process_set(process_set, "DistributedOptimizer")
-    if num_groups or groups is not None:
-        raise NotImplementedError("hvd.torch.DistributedOptimizer: num_groups/groups are not supported; hvd's "
-                                  "engine fuses the gradients that are ready together by itself (leave them out)")
-    if sparse_as_dense:
-        raise NotImplementedError("hvd.torch.DistributedOptimizer: sparse_as_dense is not supported; hvd reduces "
-                                  "dense gradients only (use torch.nn.Embedding(..., sparse=False))")
+    _check_groups(optimizer, num_groups, groups)
     # The methods only: _DistributedOptimizer's own __dict__/__weakref__ descriptors would shadow the optimizer's
     # and break everything that touches self.__dict__ (load_state_dict, pickling).
     methods = {k: v for k, v in _DistributedOptimizer.__dict__.items() if k not in ("__dict__", "__weakref__")}

@@ -14,10 +14,11 @@
 
 namespace hvd::detail {
 
+// Only an exactly zero norm takes coefficient 1: the sums are doubles, so a vector of the float's smallest normals
+// (|a|^2 near 1e-76 for float32) still has a norm, and a fixed threshold would turn its Adasum into a plain sum.
 inline std::pair<double, double> adasum_coefficients(const DotNorms& d) {
-  constexpr double kEps = 1e-30;
-  double ca = d.a_sq >= kEps ? 1.0 - d.dot / (2.0 * d.a_sq) : 1.0;
-  double cb = d.b_sq >= kEps ? 1.0 - d.dot / (2.0 * d.b_sq) : 1.0;
+  double ca = d.a_sq > 0.0 ? 1.0 - d.dot / (2.0 * d.a_sq) : 1.0;
+  double cb = d.b_sq > 0.0 ? 1.0 - d.dot / (2.0 * d.b_sq) : 1.0;
   return {ca, cb};
 }
 

@@ -139,3 +139,31 @@ TEST_CASE("membership: an excluded slot gets no worker and does not count toward
   m.set_excluded_slots({});
   CHECK(m.workers_without_slot().empty());
 }
+
+TEST_CASE("membership: a worker's prospective place is the one the generation it joins gives it") {
+  Membership m(2, 0);
+  m.set_hosts(parse_host_list("b:2,a:1"));
+  const auto ids = start_all(m);
+  REQUIRE(ids.size() == 3);
+  std::vector<hvd::launcher::elastic::Placement> before;
+  for (int id : ids) {
+    auto p = m.prospective(id);
+    REQUIRE(p);
+    before.push_back(*p);
+  }
+  for (const char* name : {"a/0", "b/1", "b/0"}) m.rendezvous(name, -1);
+  const auto g = m.try_form();
+  REQUIRE(g);
+  for (const auto& placed : g->placements) {
+    const auto& p = before[static_cast<std::size_t>(placed.worker - ids.front())];
+    CHECK(p.worker == placed.worker);
+    CHECK(p.generation == g->number);
+    CHECK(p.rank == placed.rank);
+    CHECK(p.size == placed.size);
+    CHECK(p.local_rank == placed.local_rank);
+    CHECK(p.local_size == placed.local_size);
+    CHECK(p.cross_rank == placed.cross_rank);
+    CHECK(p.cross_size == placed.cross_size);
+  }
+  CHECK_FALSE(m.prospective(ids.back() + 100));  // no such worker
+}

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "runtime/comm/algo/adasum_math.h"
@@ -174,6 +175,35 @@ TEST_CASE("adasum of two orthogonal vectors is their sum; of two equal vectors, 
     c.adasum(w, 2, DataType::kFloat32);
     expect(w[0] == 3.f && w[1] == 4.f, "parallel");
   }));
+}
+
+TEST_CASE("adasum of parallel vectors of the float's smallest normals is their average; a zero vector adds nothing") {
+  // Horovod's stability test: rank r sends a * k_r with |a| near FLT_MIN, so |a|^2 is far below any fixed epsilon.
+  for (int n : {2, 3, 4}) {
+    CAPTURE(n);
+    CHECK_NOTHROW(run_ranks(one_host(n), [n](detail::Communicator& c, int r) {
+      constexpr std::size_t kCount = 64;
+      const float tiny = std::numeric_limits<float>::min();
+      std::vector<float> v(kCount);
+      double scale_sum = 0;
+      for (int q = 0; q < n; ++q) scale_sum += 1.0 + 0.5 * q;
+      for (std::size_t i = 0; i < kCount; ++i) v[i] = tiny * static_cast<float>(1 + i % 5) * (1.0f + 0.5f * r);
+      c.adasum(v.data(), kCount, DataType::kFloat32);
+      for (std::size_t i = 0; i < kCount; ++i) {
+        const double want = static_cast<double>(tiny) * static_cast<double>(1 + i % 5) * scale_sum / n;
+        expect(std::abs(v[i] - want) <= 1e-5 * want, "tiny parallel element " + std::to_string(i) + ": got " +
+                                                          std::to_string(v[i] / tiny) + " x FLT_MIN, want " +
+                                                          std::to_string(want / tiny));
+      }
+      std::vector<float> z = {r == 0 ? 0.f : 1.f, r == 0 ? 0.f : 2.f};  // rank 0 sends zeros
+      c.adasum(z.data(), 2, DataType::kFloat32);
+      expect(std::isfinite(z[0]) && std::isfinite(z[1]), "zero vector: finite");
+      std::vector<float> all_zero = {0.f, 0.f};
+      c.adasum(all_zero.data(), 2, DataType::kFloat32);
+      expect(all_zero[0] == 0.f && all_zero[1] == 0.f, "all zero vectors stay zero");
+      if (n == 2) expect(z[0] == 1.f && z[1] == 2.f, "a zero vector and v give v");
+    }));
+  }
 }
 
 TEST_CASE("topology is filled from the published host names") {

@@ -63,14 +63,23 @@ TEST_CASE("shape, op, scale and root mismatches; alltoall splits laid out per ra
   CHECK(ok.splits == std::vector<std::int64_t>{2, 2, 1, 3});
 }
 
-TEST_CASE("allgather allows different first dimensions; joined ranks send nothing") {
+TEST_CASE("allgather allows different first dimensions; with a joined rank it fails naming it, as Horovod's") {
   std::vector<Request> v = {request(0, DataType::kFloat32, {2, 4}), request(1, DataType::kFloat32, {5, 4})};
   for (auto& q : v) q.type = OpType::kAllgather;
+  auto r = validate(ptrs(v), kHosts);
+  CHECK(r.error.empty());
+  CHECK(r.rank_rows == std::vector<std::int64_t>{2, 5});
   auto by = ptrs(v);
   by.push_back(nullptr);  // rank 2 joined
-  auto r = validate(by, kHosts);
-  CHECK(r.error.empty());
-  CHECK(r.rank_rows == std::vector<std::int64_t>{2, 5, 0});
+  r = validate(by, kHosts);
+  CHECK(r.error_kind == ErrorKind::kUsage);
+  CHECK(r.error.find("rank 2") != std::string::npos);
+  CHECK(r.error.find("joined; allgather needs every rank") != std::string::npos);
+  std::vector<Request> b = {request(0), request(1)};
+  for (auto& q : b) q.type = OpType::kBroadcast;
+  auto bby = ptrs(b);
+  bby.push_back(nullptr);
+  CHECK(validate(bby, kHosts).error.find("rank 2 (h1) joined; broadcast needs every rank") != std::string::npos);
   v[1].shape = {5, 3};
   CHECK(validate(ptrs(v), kHosts).error.find("after the first dimension") != std::string::npos);
 }
