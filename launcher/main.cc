@@ -18,6 +18,7 @@
 #include "launcher/mpi/mpi_launch.h"
 #include "launcher/cli/options.h"
 #include "launcher/plan/plan.h"
+#include "launcher/plan/worker_env.h"
 #include "launcher/session/restart.h"
 #include "launcher/session/session.h"
 
@@ -48,6 +49,7 @@ int run(int argc, char** argv) {
   if (!options.command.empty()) {
     options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
   }
+  if (auto note = default_omp_threads(options, environ); !note.empty()) std::cerr << "hvdrun: " << note << std::endl;
   if (options.elastic) {
     // Hosts and ranks change while it runs: the elastic job plans as it goes, and recovers instead of restarting.
     Session session(options, Plan{}, local_agent_path());

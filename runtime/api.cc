@@ -5,6 +5,7 @@
 #include "hvd/hvd.h"
 #include "runtime/argument_checks.h"
 #include "runtime/comm/cpu_backend.h"
+#include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/engine/gpu/gpu_backend.h"
 #include "runtime/runtime.h"
 
@@ -67,6 +68,7 @@ bool mpi_built() {
   return false;
 }
 int local_size() { return Runtime::get().topology().local_size; }
+void set_compute_threads_query(int (*query)()) { detail::set_compute_threads_query(query); }
 int cross_rank() { return Runtime::get().topology().cross_rank; }
 int cross_size() { return Runtime::get().topology().cross_size; }
 

@@ -146,8 +146,10 @@ StartConfig read_start_config(const EnvLookup& env) {
   s.data_addr = env_var::text(env, protocol::kEnvDataAddr).value_or("");
   // HVD_CPU_BIND=none leaves placement to the operating system (or to a binding the user set up).
   const auto bind = env_var::text(env, "HVD_CPU_BIND").value_or("auto");
-  if (bind != "auto" && bind != "none") throw UsageError("HVD_CPU_BIND=" + bind + ": use auto (the default) or none");
-  s.bind_cpus = bind == "auto";
+  if (bind != "auto" && bind != "cores" && bind != "none") {
+    throw UsageError("HVD_CPU_BIND=" + bind + ": use auto (the default), cores or none");
+  }
+  s.cpu_bind = bind == "auto" ? CpuBind::kAuto : bind == "cores" ? CpuBind::kCores : CpuBind::kNone;
   return s;
 }
 

@@ -47,6 +47,9 @@ struct Placement {
 };
 Placement read_placement(const EnvLookup& env);
 
+// HVD_CPU_BIND: where the ranks of a host run (the rule: runtime/comm/shm/cpu_binding.h).
+enum class CpuBind { kAuto, kCores, kNone };
+
 // How this process was started and which CPU backend it asks for, read once at init() and handed to the backend
 // registry (runtime/comm/cpu_backend.h), so no backend reads the environment itself.
 struct StartConfig {
@@ -57,7 +60,7 @@ struct StartConfig {
   std::optional<std::string> store_addr;    // HVD_STORE_ADDR: hvdrun's rendezvous store, set when hvdrun started it
   std::optional<std::string> secret_hex;    // HVD_SECRET: the job secret, hex
   std::string data_addr;                    // HVD_DATA_ADDR: address to bind the data plane to; "" for any
-  bool bind_cpus = true;                    // HVD_CPU_BIND: auto (true, the default) or none (the OS places threads)
+  CpuBind cpu_bind = CpuBind::kAuto;        // HVD_CPU_BIND: auto (the default), cores or none (shm/cpu_binding.h)
 };
 StartConfig read_start_config(const EnvLookup& env);
 

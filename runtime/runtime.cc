@@ -10,6 +10,7 @@
 #include "common/logging.h"
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
+#include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/elastic/elastic_backend.h"
 #include "runtime/uncaught_exception.h"
 
@@ -79,6 +80,7 @@ void Runtime::init_locked() {
   spdlog::debug("hvd initialized: rank {} of {} on {}, CPU backend {}{}", topo.rank, topo.size, topo.hostname,
                 rt->cpu_backend_,
                 elastic ? ", elastic generation " + std::to_string(rt->elastic_->generation) : std::string());
+  if (auto placement = last_cpu_placement(); !placement.empty()) spdlog::debug("CPU placement: {}", placement);
   g_runtime.store(rt.get());
   g_owner = std::move(rt);
   // A program that never calls hvd::shutdown() still stops the engine at exit, before spdlog's statics go.

@@ -31,4 +31,10 @@ HVD_API bool mpi_built();    // this libhvd has the MPI backend (callable before
 HVD_API bool mpi_enabled();  // and this process runs on it
 HVD_API bool nccl_built();   // this libhvd takes GPU tensors through NCCL (callable before init)
 
+// For framework glue: `query` says how many threads of this process compute at once (a framework's intra-op
+// pool). init() asks it when HVD_CPU_BIND=auto decides whether the ranks of a host get cores of their own: a rank
+// is bound only when its share holds those threads and the engine's. hvd_torch registers torch's thread count
+// when it is loaded; without a query (a plain C++ program) a rank counts one busy thread.
+HVD_API void set_compute_threads_query(int (*query)());
+
 }  // namespace hvd

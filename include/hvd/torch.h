@@ -28,6 +28,8 @@ DataType to_hvd_dtype(::torch::ScalarType dtype);  // throws hvd::Error naming a
 // A view of `tensor`'s memory (not owning); `what` names the tensor in errors. Throws for non-contiguous or
 // sparse tensors and unsupported dtypes.
 TensorView view_of(const Tensor& tensor, const std::string& what = "tensor");
+// The same, naming the tensor "OP 'NAME'" (or "OP input") in errors; the name is formatted only for an error.
+TensorView view_of(const Tensor& tensor, const char* op, const std::string& name);
 // An uninitialized tensor with the runtime's dtype and shape on `like`'s device.
 Tensor empty_for(DataType dtype, const std::vector<std::int64_t>& shape, const ::torch::TensorOptions& like);
 

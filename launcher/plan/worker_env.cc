@@ -56,4 +56,20 @@ EnvMap forwarded_env(const char* const* environ_) {
   return env;
 }
 
+std::string default_omp_threads(LaunchOptions& options, const char* const* environ_) {
+  constexpr std::string_view kName = "OMP_NUM_THREADS";
+  for (const auto& [name, value] : options.exports)
+    if (name == kName) return "";
+  for (auto entry = environ_; entry != nullptr && *entry != nullptr; ++entry)
+    if (std::string_view(*entry).starts_with("OMP_NUM_THREADS=")) return "";
+  const bool elastic = options.elastic.has_value();
+  if (elastic && !options.elastic->discovery_script.empty()) return "";
+  const auto& hosts = elastic ? options.hosts : options.plan.hosts;
+  const auto shared = std::find_if(hosts.begin(), hosts.end(), [](const HostSpec& h) { return h.slots > 1; });
+  if (shared == hosts.end()) return "";
+  options.exports.emplace_back(kName, "1");
+  return "OMP_NUM_THREADS=1 for every worker, as torchrun does (" + std::to_string(shared->slots) + " ranks share " +
+         shared->name + "); set OMP_NUM_THREADS (or -x OMP_NUM_THREADS=N) to choose";
+}
+
 }  // namespace hvd::launcher

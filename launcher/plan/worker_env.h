@@ -39,4 +39,10 @@ EnvMap worker_env(const Slot& slot, int size, const LaunchOptions& options, cons
 
 EnvMap forwarded_env(const char* const* environ_);
 
+// Like torchrun: when ranks share a host and neither hvdrun's environment nor -x sets OMP_NUM_THREADS, the workers
+// get OMP_NUM_THREADS=1 (added to options.exports), so each rank's intra-op pool does not spread over every core
+// of the host the ranks share. Returns the one line hvdrun prints at start when it did, else "". Hosts sharing is
+// read from the plan (static jobs) or the -H/--hostfile slots (elastic jobs without a discovery script).
+std::string default_omp_threads(LaunchOptions& options, const char* const* environ_);
+
 }  // namespace hvd::launcher

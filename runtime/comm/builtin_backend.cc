@@ -46,7 +46,7 @@ CpuConnection connect_builtin(const StartConfig& start) {
   CommunicatorOptions options;
   options.secret = secret;
   options.bind_address = start.data_addr;
-  options.bind_cpus = start.bind_cpus;
+  options.cpu_bind = start.cpu_bind;
   c.comm = connect_communicator(*c.store, topo, options);
   return c;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hvd/types.h"
+#include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/store/store.h"
 
 namespace hvd::detail {
@@ -43,8 +44,8 @@ struct CommunicatorOptions {
   // and the largest allreduce that takes the one-barrier shared-memory path.
   std::size_t shm_chunk_bytes = 0;
   std::size_t shm_small_allreduce_bytes = 0;
-  // Ranks sharing a host each take their own share of its cores (shm/cpu_binding.h) when they fit on them.
-  bool bind_cpus = false;
+  // Whether ranks sharing a host each take their own share of its cores (shm/cpu_binding.h).
+  CpuBind cpu_bind = CpuBind::kNone;
 };
 
 class Communicator {

@@ -114,7 +114,7 @@ std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topolo
   for (const auto& p : peers) {
     if (p.host == topology.hostname) local.push_back(p);
   }
-  if (options.bind_cpus && local.size() > 1) bind_to_own_cores(topology.local_rank, static_cast<int>(local.size()));
+  place_on_cpus(topology.local_rank, static_cast<int>(local.size()), options.cpu_bind);
   auto make_local = [&]() -> std::unique_ptr<ShmGroup> {
     if (local.size() == 1) return nullptr;
     return std::make_unique<ShmGroup>(store, prefix, job_id, local, topology.local_rank, chunk,

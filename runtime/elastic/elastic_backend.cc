@@ -26,7 +26,7 @@ std::unique_ptr<Communicator> connect_generation(const StartConfig& start, Store
   CommunicatorOptions options;
   options.secret = from_hex(*start.secret_hex);
   options.bind_address = start.data_addr;
-  options.bind_cpus = start.bind_cpus;
+  options.cpu_bind = start.cpu_bind;
   return connect_communicator(generation_keys, topo, options);
 }
 }  // namespace

@@ -48,18 +48,22 @@ DataType to_hvd_dtype(::torch::ScalarType dtype) {
   throw Error(std::string("hvd_torch: LibTorch 1.13 has no dtype for ") + name_of(dtype));
 }
 
-TensorView view_of(const Tensor& tensor, const std::string& what) {
-  if (!tensor.defined()) throw Error("hvd_torch: " + what + " is an undefined tensor");
-  if (tensor.is_sparse()) throw Error("hvd_torch: " + what + " is sparse; densify it (to_dense()) first");
+namespace {
+
+// `what()` names the tensor in errors; it is called only when there is one, so the hot path formats nothing.
+template <class What>
+TensorView checked_view(const Tensor& tensor, const What& what) {
+  if (!tensor.defined()) throw Error("hvd_torch: " + what() + " is an undefined tensor");
+  if (tensor.is_sparse()) throw Error("hvd_torch: " + what() + " is sparse; densify it (to_dense()) first");
   if (!tensor.is_contiguous()) {
-    throw Error("hvd_torch: " + what + " (" + dtype_name(tensor.scalar_type()) + ", shape " +
+    throw Error("hvd_torch: " + what() + " (" + dtype_name(tensor.scalar_type()) + ", shape " +
                 ::c10::str(tensor.sizes()) + ") is not contiguous; call .contiguous() first");
   }
   TensorView view;
   try {
     view.dtype = to_hvd_dtype(tensor.scalar_type());
   } catch (const Error& e) {
-    throw Error(std::string(e.what()) + " (" + what + ")");
+    throw Error(std::string(e.what()) + " (" + what() + ")");
   }
   view.data = tensor.data_ptr();
   view.shape.assign(tensor.sizes().begin(), tensor.sizes().end());
@@ -68,9 +72,20 @@ TensorView view_of(const Tensor& tensor, const std::string& what) {
     // The runtime knows nothing of torch streams: the producer's kernels must be done before it reads.
     ::torch::cuda::synchronize(tensor.get_device());
   } else if (!tensor.is_cpu()) {
-    throw Error("hvd_torch: " + what + " is on device " + tensor.device().str() + "; only CPU and CUDA are supported");
+    throw Error("hvd_torch: " + what() + " is on device " + tensor.device().str() +
+                "; only CPU and CUDA are supported");
   }
   return view;
+}
+
+}  // namespace
+
+TensorView view_of(const Tensor& tensor, const std::string& what) {
+  return checked_view(tensor, [&] { return what; });
+}
+
+TensorView view_of(const Tensor& tensor, const char* op, const std::string& name) {
+  return checked_view(tensor, [&] { return std::string(op) + (name.empty() ? " input" : " '" + name + "'"); });
 }
 
 Tensor empty_for(DataType dtype, const std::vector<std::int64_t>& shape, const ::torch::TensorOptions& like) {

@@ -7,10 +7,6 @@
 namespace hvd::torch {
 namespace {
 
-std::string label(const char* op, const std::string& name) {
-  return std::string(op) + (name.empty() ? std::string(" input") : " '" + name + "'");
-}
-
 // An allocator that creates the output as a torch tensor like `like` and remembers it in `out`.
 OutputAllocator allocator_into(const std::shared_ptr<Tensor>& out, const Tensor& like) {
   return [out, options = like.options()](DataType dtype, const std::vector<std::int64_t>& shape) {
@@ -27,7 +23,7 @@ TensorHandle with_allocated_output(const char* op, Handle (*start)(const TensorV
   auto out = std::make_shared<Tensor>();
   Options with_output = options;
   with_output.allocate = allocator_into(out, tensor);
-  auto handle = start(view_of(tensor, label(op, options.name)), with_output);
+  auto handle = start(view_of(tensor, op, options.name), with_output);
   return TensorHandle(std::move(handle), {tensor}, std::move(out));
 }
 
@@ -40,21 +36,28 @@ TensorHandle in_place(Handle handle, const Tensor& tensor) {
 
 TensorHandle allreduce_async(const Tensor& tensor, const AllreduceOptions& options) {
   auto out = std::make_shared<Tensor>(::torch::empty_like(tensor, ::torch::MemoryFormat::Contiguous));
-  auto handle = hvd::allreduce_async(view_of(tensor, label("allreduce", options.name)),
-                                     view_of(*out, label("allreduce", options.name)), options);
+  auto handle = hvd::allreduce_async(view_of(tensor, "allreduce", options.name),
+                                     view_of(*out, "allreduce", options.name), options);
   return TensorHandle(std::move(handle), {tensor}, std::move(out));
 }
 
 TensorHandle allreduce_async_(Tensor& tensor, const AllreduceOptions& options) {
-  auto view = view_of(tensor, label("allreduce", options.name));
+  auto view = view_of(tensor, "allreduce", options.name);
   return in_place(hvd::allreduce_async(view, view, options), tensor);
 }
 
+// The blocking forms hand the op to the calling thread, which runs the engine's cycle itself while it waits
+// (hvd::allreduce): no wake-up of the engine's thread, no handle for the tensors.
 Tensor allreduce(const Tensor& tensor, const AllreduceOptions& options) {
-  return allreduce_async(tensor, options).wait();
+  Tensor out = ::torch::empty_like(tensor, ::torch::MemoryFormat::Contiguous);
+  hvd::allreduce(view_of(tensor, "allreduce", options.name), view_of(out, "allreduce", options.name), options);
+  return out;
 }
 
-void allreduce_(Tensor& tensor, const AllreduceOptions& options) { allreduce_async_(tensor, options).wait(); }
+void allreduce_(Tensor& tensor, const AllreduceOptions& options) {
+  const auto view = view_of(tensor, "allreduce", options.name);
+  hvd::allreduce(view, view, options);
+}
 
 TensorHandle allgather_async(const Tensor& tensor, const AllgatherOptions& options) {
   return with_allocated_output("allgather", &hvd::allgather_async, tensor, options);
@@ -70,7 +73,7 @@ TensorHandle broadcast_async(const Tensor& tensor, const BroadcastOptions& optio
 }
 
 TensorHandle broadcast_async_(Tensor& tensor, const BroadcastOptions& options) {
-  return in_place(hvd::broadcast_async(view_of(tensor, label("broadcast", options.name)), options), tensor);
+  return in_place(hvd::broadcast_async(view_of(tensor, "broadcast", options.name), options), tensor);
 }
 
 Tensor broadcast(const Tensor& tensor, const BroadcastOptions& options) {

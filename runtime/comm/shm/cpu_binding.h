@@ -1,15 +1,46 @@
-// Keeps the ranks of one host off each other's cores. Two ranks that share a core exchange through context
-// switches: an 8-byte shared-memory allreduce then takes 6-7 us instead of 0.2 us (measured by pinning both ranks
-// of np=2 to one CPU, then to two), and the scheduler never separates them by itself, because ranks that wait by
-// yielding or sleeping never look busy. So when the host's ranks fit on the cores this process may use, each rank
-// takes an equal, disjoint share of them (local rank i: the i-th share, in CPU order), like mpirun's binding.
+// Where the ranks of one host run (HVD_CPU_BIND). Two ranks that share a core exchange through context switches: an
+// 8-byte shared-memory allreduce then takes 6-7 us instead of 0.2 us (measured by pinning both ranks of np=2 to
+// one CPU, then to two), and the scheduler never separates them by itself, because ranks that wait by yielding or
+// sleeping never look busy. But a rank bound to too few cores for the threads it keeps busy squeezes them: a
+// training process computes on its framework's intra-op threads while the engine's thread reduces the gradients
+// already done, and binding both onto one core of a 2-core host cost a third of a training step. So:
+//   auto (default): each local rank takes an equal, disjoint share of this process's CPUs (local rank i: the i-th
+//     share, in CPU order) only when the share holds the rank's busy threads (busy_threads()); else no binding.
+//   cores: the share whenever it is at least one CPU (mpirun's --bind-to core), whatever the threads.
+//   none: placement is left to the operating system (or a binding the user set up).
 #pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/config.h"
 
 namespace hvd::detail {
 
-// Binds the calling thread, and so every thread it starts later, to local rank `local_rank`'s share of the CPUs
-// in this process's affinity mask. Does nothing when `local_size` ranks outnumber those CPUs (sharing cannot be
-// avoided; the shared-memory wait then yields) or when the mask cannot be read. Returns whether it bound.
-bool bind_to_own_cores(int local_rank, int local_size);
+// The threads one rank keeps busy at once: the compute threads a framework declared (hvd_torch: torch's intra-op
+// threads, asked now) plus the engine's thread, which reduces gradients while they compute. With no framework,
+// one: the calling thread runs a blocking op's cycle itself (Engine::drive), so the engine's thread idles.
+int busy_threads();
+// Set by hvd::set_compute_threads_query (hvd.h); null means no framework.
+void set_compute_threads_query(int (*query)());
+
+struct CpuPlacement {
+  bool bound = false;
+  std::vector<int> cpus;  // the CPUs the rank may run on: its share when bound, else every CPU it was allowed
+  std::string why;        // one phrase for the log: why bound or not
+};
+
+// The decision alone (no system call): `allowed` is the process's CPUs in order.
+CpuPlacement decide_cpu_placement(const std::vector<int>& allowed, int local_rank, int local_size, CpuBind mode,
+                                  int busy);
+
+// Decides from the CPUs this process was started with (remembered at the first call, so a later generation of an
+// elastic job decides afresh) and applies it to the calling thread, and so to every thread it starts later.
+CpuPlacement place_on_cpus(int local_rank, int local_size, CpuBind mode);
+// What the last place_on_cpus decided, as one line for init's debug log ("" before any): "CPUs 0-1, not bound
+// (HVD_CPU_BIND=auto: ...)".
+std::string last_cpu_placement();
+
+std::string cpu_list(const std::vector<int>& cpus);  // "0-3,6" as /proc/PID/status's Cpus_allowed_list
 
 }  // namespace hvd::detail

@@ -75,3 +75,29 @@ TEST_CASE("forwarded_env: documented names and prefixes, never the secret or the
   CHECK(forwarded_env(environ_) == expected);
   CHECK(forwarded_env(nullptr).empty());
 }
+
+TEST_CASE("default_omp_threads: OMP_NUM_THREADS=1 when ranks share a host and nobody set it, said once") {
+  using hvd::launcher::default_omp_threads;
+  const char* bare[] = {"PATH=/usr/bin", nullptr};
+  LaunchOptions options;
+  options.plan = make_plan(parse_host_list("a:1,b:2"), 0);
+  CHECK(default_omp_threads(options, bare) ==
+        "OMP_NUM_THREADS=1 for every worker, as torchrun does (2 ranks share b); set OMP_NUM_THREADS (or -x "
+        "OMP_NUM_THREADS=N) to choose");
+  CHECK(options.exports == std::vector<std::pair<std::string, std::string>>{{"OMP_NUM_THREADS", "1"}});
+  CHECK(default_omp_threads(options, bare).empty());  // now set by -x: said once, added once
+
+  LaunchOptions alone;
+  alone.plan = make_plan(parse_host_list("a:1,b:1"), 0);
+  CHECK(default_omp_threads(alone, bare).empty());
+  CHECK(alone.exports.empty());
+
+  LaunchOptions user_set;
+  user_set.plan = make_plan(parse_host_list("a:4"), 0);
+  const char* with_omp[] = {"PATH=/usr/bin", "OMP_NUM_THREADS=3", nullptr};
+  CHECK(default_omp_threads(user_set, with_omp).empty());
+  CHECK(user_set.exports.empty());
+  user_set.exports = {{"OMP_NUM_THREADS", "2"}};
+  CHECK(default_omp_threads(user_set, bare).empty());
+  CHECK(user_set.exports.size() == 1);
+}

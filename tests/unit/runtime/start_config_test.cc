@@ -22,7 +22,7 @@ TEST_CASE("StartConfig: unset means a job of one with no backend asked for") {
   CHECK_FALSE(s.mpi_world_size.has_value());
   CHECK_FALSE(s.store_addr.has_value());
   CHECK(s.data_addr.empty());
-  CHECK(s.bind_cpus);
+  CHECK(s.cpu_bind == CpuBind::kAuto);
 }
 
 TEST_CASE("StartConfig: every variable is read once, typed") {
@@ -45,7 +45,8 @@ TEST_CASE("StartConfig: every variable is read once, typed") {
   CHECK(s.store_addr == "10.0.0.1:4000");
   CHECK(s.secret_hex == "abcd");
   CHECK(s.data_addr == "10.0.0.2");
-  CHECK_FALSE(s.bind_cpus);
+  CHECK(s.cpu_bind == CpuBind::kNone);
+  CHECK(start({{"HVD_CPU_BIND", "cores"}}).cpu_bind == CpuBind::kCores);
 }
 
 TEST_CASE("StartConfig: a bad value is a usage error naming the variable and the value") {
@@ -62,5 +63,5 @@ TEST_CASE("StartConfig: a bad value is a usage error naming the variable and the
         "bad OMPI_COMM_WORLD_SIZE='four': expected a positive rank count");
   CHECK(message({{"HOROVOD_CONTROLLER", "ccl"}}) == "bad HOROVOD_CONTROLLER='ccl': expected mpi or builtin");
   CHECK(message({{"HOROVOD_RANK", "0"}, {"HOROVOD_SIZE", "0"}}).find("bad HOROVOD_SIZE='0'") == 0);
-  CHECK(message({{"HVD_CPU_BIND", "cores"}}) == "HVD_CPU_BIND=cores: use auto (the default) or none");
+  CHECK(message({{"HVD_CPU_BIND", "core"}}) == "HVD_CPU_BIND=core: use auto (the default), cores or none");
 }
