@@ -144,8 +144,13 @@ cluster_down() {
 kill_node() {
   local host=$1 pid
   [ -s "$DIR/$host/slurmd.pid" ] || die "no slurmd on $host"
-  kill -KILL "$(cat "$DIR/$host/slurmd.pid")" 2>/dev/null || true
-  for pid in $(ip netns pids "$host"); do kill -KILL "$pid" 2>/dev/null || true; done
+  local pids
+  # A node fails all at once: every process is stopped before any is killed, so none sees another die first (an
+  # agent whose slurmstepd died would stop its workers and report them before its own end).
+  pids="$(cat "$DIR/$host/slurmd.pid") $(ip netns pids "$host")"
+  for pid in $pids; do kill -STOP "$pid" 2>/dev/null || true; done
+  for pid in $(ip netns pids "$host"); do kill -STOP "$pid" 2>/dev/null || true; done  # forked meanwhile
+  for pid in $pids $(ip netns pids "$host"); do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
 cmd=${1:-}
