@@ -2,6 +2,8 @@
 # candidate cycle time, then fusion threshold, write one CSV row per sample, choose the setting with the best median,
 # and every rank adopts the same choice; the engines then run the chosen setting (their fusion changes with it);
 # HOROVOD_AUTOTUNE=1 alone works too; a bad sample count stops init().
+# ctest: run-serial - the tuner scores measured bytes/s: beside other tests (ctest -j) fusion off can score best, and
+# then this run cannot show the engines applying the choice.
 source "$(dirname "$0")/lib.bash"
 TL="$HVD_BIN/hvd_timeline"
 PY=/usr/bin/python3
