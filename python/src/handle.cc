@@ -1,6 +1,5 @@
 #include "handle.h"
 
-#include <cstddef>
 #include <mutex>
 #include <utility>
 
@@ -18,19 +17,22 @@ namespace {
 // done, so libhvd never writes to freed memory. Waiting in the destructor instead would block the script for good
 // when the op can never finish (a name the other ranks refused). Leaked on purpose: never destroyed at exit, after
 // the runtime (and maybe libtorch) is gone.
+struct Orphan {
+  hvd::torch::TensorHandle tensor_op;
+  hvd::Handle group_op;
+  std::vector<at::Tensor> tensors;  // inputs and outputs
+  bool finished() const {
+    return (!tensor_op.valid() || tensor_op.poll()) && (!group_op.valid() || group_op.poll());
+  }
+};
 struct Orphans {
   std::mutex mutex;
-  std::vector<std::pair<hvd::torch::TensorHandle, hvd::Handle>> ops;
-  std::vector<std::vector<at::Tensor>> tensors;
+  std::vector<Orphan> ops;
 };
 
 Orphans& orphans() {
   static auto* all = new Orphans;
   return *all;
-}
-
-bool finished(const hvd::torch::TensorHandle& t, const hvd::Handle& g) {
-  return (!t.valid() || t.poll()) && (!g.valid() || g.poll());
 }
 
 }  // namespace
@@ -39,15 +41,9 @@ Handle::~Handle() {
   if (done_ || poll()) return;
   Orphans& o = orphans();
   std::lock_guard lock(o.mutex);
-  // The finished ones go first: the list holds only ops still running.
-  for (std::size_t i = o.ops.size(); i-- > 0;) {
-    if (!finished(o.ops[i].first, o.ops[i].second)) continue;
-    o.ops.erase(o.ops.begin() + static_cast<std::ptrdiff_t>(i));
-    o.tensors.erase(o.tensors.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-  o.ops.emplace_back(std::move(tensor_op_), std::move(group_op_));
+  std::erase_if(o.ops, [](const Orphan& op) { return op.finished(); });  // the list holds only ops still running
   inputs_.insert(inputs_.end(), outputs_.begin(), outputs_.end());
-  o.tensors.push_back(std::move(inputs_));
+  o.ops.push_back({std::move(tensor_op_), std::move(group_op_), std::move(inputs_)});
 }
 
 bool Handle::poll() const {
