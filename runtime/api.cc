@@ -14,15 +14,23 @@ namespace {
 
 using detail::CallSite;
 using detail::OpType;
+using detail::ProcessSetTable;
 using detail::Request;
 using detail::Runtime;
 using detail::TensorEntry;
 using Pickup = detail::Engine::Pickup;
 
+using Member = ProcessSetTable::Member;
+
+// The engine of the op's process set and this rank's place in it; throws (usage) when this rank is not a member.
+Member member_of(std::int32_t process_set, const detail::CallSite& at) {
+  return Runtime::get().process_sets().member(process_set, at.describe());
+}
+
 // By value: the name is usually a temporary (name_or_next), moved in rather than copied again.
-Request make_request(OpType type, std::string name, const TensorView& input) {
+Request make_request(OpType type, std::string name, const TensorView& input, const Member& m) {
   Request q;
-  q.rank = Runtime::get().topology().rank;
+  q.rank = m.rank;
   q.type = type;
   q.name = std::move(name);
   q.dtype = input.dtype;
@@ -31,17 +39,17 @@ Request make_request(OpType type, std::string name, const TensorView& input) {
   return q;
 }
 
-std::string name_or_next(const std::string& name, OpType type) {
-  return name.empty() ? Runtime::get().engine().next_name(type) : name;
+std::string name_or_next(const std::string& name, OpType type, const Member& m) {
+  return name.empty() ? m.engine.next_name(type) : name;
 }
 
 // kCaller for the blocking forms: the calling thread waits next and runs the cycle itself (engine.h).
-Handle submit(Request q, const TensorView& input, const TensorView& output, OutputAllocator allocate = {},
-              Pickup pickup = Pickup::kBackground) {
+Handle submit(const Member& m, Request q, const TensorView& input, const TensorView& output,
+              OutputAllocator allocate = {}, Pickup pickup = Pickup::kBackground) {
   auto state = std::make_shared<detail::HandleState>(1);
   std::vector<TensorEntry> entries;
   entries.push_back(TensorEntry{std::move(q), input, output, std::move(allocate), state});
-  Runtime::get().engine().enqueue(std::move(entries), pickup);
+  m.engine.enqueue(std::move(entries), pickup);
   return Handle(state);
 }
 
@@ -86,8 +94,8 @@ void check_allreduce(const TensorView& input, const TensorView& output, const Al
 
 // The caller has checked the arguments (check_allreduce).
 TensorEntry allreduce_entry(const TensorView& input, const TensorView& output, const AllreduceOptions& options,
-                            std::shared_ptr<detail::HandleState> state) {
-  Request q = make_request(OpType::kAllreduce, name_or_next(options.name, OpType::kAllreduce), input);
+                            std::shared_ptr<detail::HandleState> state, const Member& m) {
+  Request q = make_request(OpType::kAllreduce, name_or_next(options.name, OpType::kAllreduce, m), input, m);
   q.reduce_op = options.op;
   q.prescale = options.prescale_factor;
   q.postscale = options.postscale_factor;
@@ -97,10 +105,11 @@ TensorEntry allreduce_entry(const TensorView& input, const TensorView& output, c
 Handle allreduce_submit(const TensorView& input, const TensorView& output, const AllreduceOptions& options,
                         Pickup pickup) {
   check_allreduce(input, output, options);
+  const Member m = member_of(options.process_set, {"allreduce", options.name});
   auto state = std::make_shared<detail::HandleState>(1);
   std::vector<TensorEntry> entries;
-  entries.push_back(allreduce_entry(input, output, options, state));
-  Runtime::get().engine().enqueue(std::move(entries), pickup);
+  entries.push_back(allreduce_entry(input, output, options, state, m));
+  m.engine.enqueue(std::move(entries), pickup);
   return Handle(state);
 }
 
@@ -129,19 +138,20 @@ std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs,
     each.name = names[i];
     check_allreduce(inputs[i], outputs[i], each);
   }
+  const Member m = member_of(options.process_set, {"allreduce batch", options.name});
   // The step's handle states in one block rather than one allocation each (a burst of them overflows malloc's
   // per-thread cache); every handle shares the block, which goes with the last of them.
   std::shared_ptr<detail::HandleState[]> states(new detail::HandleState[inputs.size()]);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::shared_ptr<detail::HandleState> state(states, &states[i]);
     each.name = names[i];
-    entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state));
+    entries.push_back(allreduce_entry(inputs[i], outputs[i], each, state, m));
     handles.emplace_back(std::move(state));
   }
   if (entries.empty()) return handles;
   // The step is complete: this thread runs it now when the engine is idle, else hands it to the engine's thread.
   auto last = entries.back().handle;
-  auto& engine = Runtime::get().engine();
+  auto& engine = m.engine;
   engine.enqueue(std::move(entries), Pickup::kCaller);
   engine.drive(*last);
   return handles;
@@ -162,11 +172,12 @@ Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std:
     check_output_matches(inputs[i], outputs[i], at);
     check_reduction(options.op, false, inputs[i].dtype, options.prescale_factor, options.postscale_factor, at);
   }
-  auto group = name_or_next(options.name, OpType::kAllreduce);
+  const Member m = member_of(options.process_set, group_at);
+  auto group = name_or_next(options.name, OpType::kAllreduce, m);
   auto state = std::make_shared<detail::HandleState>(static_cast<int>(inputs.size()));
   std::vector<TensorEntry> entries;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    Request q = make_request(OpType::kAllreduce, group + "." + std::to_string(i), inputs[i]);
+    Request q = make_request(OpType::kAllreduce, group + "." + std::to_string(i), inputs[i], m);
     q.reduce_op = options.op;
     q.prescale = options.prescale_factor;
     q.postscale = options.postscale_factor;
@@ -178,7 +189,7 @@ Handle grouped_allreduce_async(const std::vector<TensorView>& inputs, const std:
     state->fail_all(nullptr);  // nothing to do: done at once
     return Handle(state);
   }
-  Runtime::get().engine().enqueue(std::move(entries));
+  m.engine.enqueue(std::move(entries));
   return Handle(state);
 }
 
@@ -191,8 +202,9 @@ Handle allgather_async(const TensorView& input, const AllgatherOptions& options)
   const CallSite at{"allgather", options.name};
   check_tensor(input, at, "input");
   check_has_rows(input, at);
-  auto name = name_or_next(options.name, OpType::kAllgather);
-  return submit(make_request(OpType::kAllgather, std::move(name), input), input, {}, options.allocate);
+  const Member m = member_of(options.process_set, at);
+  auto name = name_or_next(options.name, OpType::kAllgather, m);
+  return submit(m, make_request(OpType::kAllgather, std::move(name), input, m), input, {}, options.allocate);
 }
 
 Output allgather(const TensorView& input, const AllgatherOptions& options) {
@@ -204,9 +216,12 @@ Handle broadcast_submit(const TensorView& tensor, const BroadcastOptions& option
   const CallSite at{"broadcast", options.name};
   check_tensor(tensor, at, "tensor");
   check_root(options.root, Runtime::get().topology().size, at);
-  Request q = make_request(OpType::kBroadcast, name_or_next(options.name, OpType::kBroadcast), tensor);
+  const Member m = member_of(options.process_set, at);
+  Request q = make_request(OpType::kBroadcast, name_or_next(options.name, OpType::kBroadcast, m), tensor, m);
   q.root = options.root;
-  return submit(std::move(q), tensor, tensor, {}, pickup);
+  // The root is a rank of the job; the set's engine numbers its members 0.. in the set's order.
+  if (m.ranks) q.root = detail::root_in_set(options.root, *m.ranks, options.process_set, at);
+  return submit(m, std::move(q), tensor, tensor, {}, pickup);
 }
 }  // namespace
 
@@ -222,10 +237,11 @@ Handle alltoall_async(const TensorView& input, const AlltoallOptions& options) {
   const CallSite at{"alltoall", options.name};
   check_tensor(input, at, "input");
   check_has_rows(input, at);
-  check_splits(options.splits, input.shape[0], Runtime::get().topology().size, at);
-  Request q = make_request(OpType::kAlltoall, name_or_next(options.name, OpType::kAlltoall), input);
+  const Member m = member_of(options.process_set, at);
+  check_splits(options.splits, input.shape[0], m.size, at);
+  Request q = make_request(OpType::kAlltoall, name_or_next(options.name, OpType::kAlltoall, m), input, m);
   q.splits = options.splits;
-  return submit(std::move(q), input, {}, options.allocate);
+  return submit(m, std::move(q), input, {}, options.allocate);
 }
 
 Output alltoall(const TensorView& input, const AlltoallOptions& options) {
@@ -237,24 +253,29 @@ Handle reducescatter_async(const TensorView& input, const ReducescatterOptions& 
   check_tensor(input, at, "input");
   check_has_rows(input, at);
   check_reduction(options.op, true, input.dtype, 1.0, 1.0, at);
-  Request q = make_request(OpType::kReducescatter, name_or_next(options.name, OpType::kReducescatter), input);
+  const Member m = member_of(options.process_set, at);
+  Request q = make_request(OpType::kReducescatter, name_or_next(options.name, OpType::kReducescatter, m), input, m);
   q.reduce_op = options.op;
-  return submit(std::move(q), input, {}, options.allocate);
+  return submit(m, std::move(q), input, {}, options.allocate);
 }
 
 Output reducescatter(const TensorView& input, const ReducescatterOptions& options) {
   return finished(reducescatter_async(input, options));
 }
 
-void barrier() {
-  auto name = Runtime::get().engine().next_name(OpType::kBarrier);
+void barrier() { barrier(0); }
+
+void barrier(std::int32_t process_set) {
+  const Member m = member_of(process_set, {"barrier", ""});
+  auto name = m.engine.next_name(OpType::kBarrier);
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  submit(make_request(OpType::kBarrier, std::move(name), none), none, none, {}, Pickup::kCaller).wait();
+  submit(m, make_request(OpType::kBarrier, std::move(name), none, m), none, none, {}, Pickup::kCaller).wait();
 }
 
 int join() {
   TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  auto h = submit(make_request(OpType::kJoin, "join", none), none, none, {}, Pickup::kCaller);
+  const Member m = member_of(0, {"join", ""});
+  auto h = submit(m, make_request(OpType::kJoin, "join", none, m), none, none, {}, Pickup::kCaller);
   h.wait();
   return h.last_joined_rank();
 }

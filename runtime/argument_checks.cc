@@ -93,6 +93,16 @@ void check_root(int root, int size, const CallSite& at) {
     fail(at, "root " + std::to_string(root) + " is not a rank (" + ranks_phrase(size) + ")");
 }
 
+int root_in_set(int root, const std::vector<int>& ranks, std::int32_t set, const CallSite& at) {
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == root) return static_cast<int>(i);
+  }
+  std::string list;
+  for (int r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+  fail(at, "root " + std::to_string(root) + " is not in process set " + std::to_string(set) + " (ranks [" + list +
+               "]); pass one of the set's ranks (a rank of the job)");
+}
+
 void check_splits(const std::vector<std::int64_t>& splits, std::int64_t rows, int size, const CallSite& at) {
   if (splits.empty()) {
     if (rows % size != 0) {

@@ -29,6 +29,9 @@ void check_has_rows(const TensorView& t, const CallSite& at);
 // A known op, allowed for the op type and dtype; finite scale factors (a scale makes no sense for bool).
 void check_reduction(ReduceOp op, bool is_reducescatter, DataType dtype, double prescale, double postscale,
                      const CallSite& at);
+// A broadcast root (a rank of the job) as its place in the process set's `ranks`; throws naming the set otherwise.
+int root_in_set(int root, const std::vector<int>& ranks, std::int32_t set, const CallSite& at);
+
 void check_root(int root, int size, const CallSite& at);
 // Empty (equal parts, which must divide the rows), or one non-negative split per rank adding up to the rows.
 void check_splits(const std::vector<std::int64_t>& splits, std::int64_t rows, int size, const CallSite& at);

@@ -3,7 +3,10 @@
 // here, before the C++ API's own checks (runtime/argument_checks.h) and long before the engine.
 #include "hvd/c_api.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hvd/hvd.h"
 
@@ -24,6 +27,7 @@ static_assert(static_cast<int>(hvd::ErrorKind::kInternal) == HVD_ERROR_INTERNAL 
 thread_local std::string t_last_error;
 thread_local hvd_error_kind t_last_kind = HVD_ERROR_NONE;
 thread_local hvd::ErrorContext t_last_context;
+thread_local std::int32_t t_process_set = 0;  // hvd_use_process_set: this thread's collectives run there
 
 template <typename F>
 int guarded(F&& f) {
@@ -179,7 +183,7 @@ int hvd_allreduce_async(const void* in, void* out, int64_t count, hvd_dtype dtyp
   return guarded([&] {
     const char* call = "hvd_allreduce_async";
     check_handle_pointer(handle, call);
-    hvd::AllreduceOptions o{to_op(op, call), prescale, postscale, name_of(name)};
+    hvd::AllreduceOptions o{to_op(op, call), prescale, postscale, name_of(name), t_process_set};
     return hand_out(hvd::allreduce_async(flat(in, count, dtype, call), flat(out, count, dtype, call), o), handle);
   });
 }
@@ -188,7 +192,7 @@ int hvd_allreduce(const void* in, void* out, int64_t count, hvd_dtype dtype, hvd
                   double postscale, const char* name) {
   return guarded([&] {
     const char* call = "hvd_allreduce";
-    hvd::AllreduceOptions o{to_op(op, call), prescale, postscale, name_of(name)};
+    hvd::AllreduceOptions o{to_op(op, call), prescale, postscale, name_of(name), t_process_set};
     hvd::allreduce(flat(in, count, dtype, call), flat(out, count, dtype, call), o);
     return 0;
   });
@@ -198,13 +202,13 @@ int hvd_broadcast_async(void* data, int64_t count, hvd_dtype dtype, int root, co
   return guarded([&] {
     const char* call = "hvd_broadcast_async";
     check_handle_pointer(handle, call);
-    return hand_out(hvd::broadcast_async(flat(data, count, dtype, call), {root, name_of(name)}), handle);
+    return hand_out(hvd::broadcast_async(flat(data, count, dtype, call), {root, name_of(name), t_process_set}), handle);
   });
 }
 
 int hvd_broadcast(void* data, int64_t count, hvd_dtype dtype, int root, const char* name) {
   return guarded([&] {
-    hvd::broadcast(flat(data, count, dtype, "hvd_broadcast"), {root, name_of(name)});
+    hvd::broadcast(flat(data, count, dtype, "hvd_broadcast"), {root, name_of(name), t_process_set});
     return 0;
   });
 }
@@ -214,7 +218,7 @@ int hvd_allgather_async(const void* in, const int64_t* shape, int ndim, hvd_dtyp
   return guarded([&] {
     const char* call = "hvd_allgather_async";
     check_handle_pointer(handle, call);
-    return hand_out(hvd::allgather_async(shaped(in, shape, ndim, dtype, call), {name_of(name), {}}), handle);
+    return hand_out(hvd::allgather_async(shaped(in, shape, ndim, dtype, call), {name_of(name), {}, t_process_set}), handle);
   });
 }
 
@@ -225,7 +229,8 @@ int hvd_alltoall_async(const void* in, const int64_t* shape, int ndim, hvd_dtype
     check_handle_pointer(handle, call);
     hvd::AlltoallOptions o;
     auto input = shaped(in, shape, ndim, dtype, call);
-    if (splits) o.splits.assign(splits, splits + hvd::size());
+    o.process_set = t_process_set;
+    if (splits) o.splits.assign(splits, splits + hvd::process_set(t_process_set).size());
     o.name = name_of(name);
     return hand_out(hvd::alltoall_async(input, o), handle);
   });
@@ -239,6 +244,7 @@ int hvd_reducescatter_async(const void* in, const int64_t* shape, int ndim, hvd_
     hvd::ReducescatterOptions o;
     o.op = to_op(op, call);
     o.name = name_of(name);
+    o.process_set = t_process_set;
     return hand_out(hvd::reducescatter_async(shaped(in, shape, ndim, dtype, call), o), handle);
   });
 }
@@ -263,7 +269,7 @@ int hvd_reducescatter(const void* in, const int64_t* shape, int ndim, hvd_dtype 
 
 int hvd_barrier(void) {
   return guarded([] {
-    hvd::barrier();
+    hvd::barrier(t_process_set);
     return 0;
   });
 }
@@ -313,3 +319,62 @@ int hvd_handle_received_splits(hvd_handle* h, int64_t* splits, int max_count) {
 void hvd_handle_release(hvd_handle* h) { delete h; }
 
 }  // extern "C"
+
+// ---- process sets (hvd/process_set.h) ---------------------------------------------------------------------------
+
+int hvd_init_process_sets(const int* ranks, const int* set_sizes, int num_sets) {
+  return guarded([&] {
+    if (num_sets < 0 || (num_sets > 0 && (!ranks || !set_sizes))) {
+      fail("hvd_init_process_sets", "num_sets " + std::to_string(num_sets) + " with NULL ranks or set_sizes");
+    }
+    std::vector<std::vector<int>> sets;
+    for (int s = 0, at = 0; s < num_sets; at += set_sizes[s], ++s) {
+      if (set_sizes[s] < 0) fail("hvd_init_process_sets", "set " + std::to_string(s) + " has a negative size");
+      sets.emplace_back(ranks + at, ranks + at + set_sizes[s]);
+    }
+    hvd::init(sets);
+    return 0;
+  });
+}
+
+int hvd_add_process_set(const int* ranks, int count) {
+  return guarded([&] {
+    if (count < 0 || (count > 0 && !ranks)) fail("hvd_add_process_set", "NULL ranks or negative count");
+    return static_cast<int>(hvd::add_process_set(std::vector<int>(ranks, ranks + count)).id());
+  });
+}
+
+int hvd_remove_process_set(int id) {
+  return guarded([&] {
+    hvd::remove_process_set(hvd::process_set(id));
+    return 0;
+  });
+}
+
+int hvd_process_set_rank(int id) {
+  return guarded([&] { return hvd::process_set(id).rank(); });
+}
+
+int hvd_process_set_size(int id) {
+  return guarded([&] { return hvd::process_set(id).size(); });
+}
+
+int hvd_process_set_ranks(int id, int* ranks, int max_count) {
+  return guarded([&] {
+    const auto set = hvd::process_set(id);
+    if (max_count < set.size() || !ranks) {
+      fail("hvd_process_set_ranks", "process set " + std::to_string(id) + " has " + std::to_string(set.size()) +
+                                        " ranks; pass room for them");
+    }
+    std::copy(set.ranks().begin(), set.ranks().end(), ranks);
+    return set.size();
+  });
+}
+
+int hvd_use_process_set(int id) {
+  return guarded([&] {
+    (void)hvd::process_set(id);  // refuses an unknown id now rather than at the next op
+    return static_cast<int>(std::exchange(t_process_set, id));
+  });
+}
+

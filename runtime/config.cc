@@ -84,6 +84,7 @@ Config read_config(const EnvLookup& env) {
         parse_int("HOROVOD_TIMELINE_MAX_BYTES", *v, 64, 1ll << 50, "a byte count of at least 64"));
   }
   if (auto v = env("HOROVOD_AUTOTUNE")) c.autotune = *v != "0" && !v->empty();
+  if (auto v = env("HOROVOD_DYNAMIC_PROCESS_SETS")) c.dynamic_process_sets = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_AUTOTUNE_LOG")) c.autotune_log = *v;
   auto autotune_count = [&](const char* name, int& field, int lo) {
     if (auto v = env(name))

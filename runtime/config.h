@@ -30,6 +30,7 @@ struct Config {
   std::string log_level = "warning";            // HOROVOD_LOG_LEVEL
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
   std::string error_file;                       // HVD_ERROR_FILE: why this rank failed, for hvdrun's report
+  bool dynamic_process_sets = false;            // HOROVOD_DYNAMIC_PROCESS_SETS: add/remove sets after init
 };
 
 // A lookup function so tests can feed variables without touching the process environment (common/env.h).

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "common/crypto.h"
 #include "common/logging.h"
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
@@ -46,7 +47,26 @@ void Runtime::init() {
   init_locked();
 }
 
-void Runtime::init_locked() {
+void Runtime::init(const std::vector<std::vector<int>>& process_sets) {
+  std::lock_guard lock(g_mutex);
+  if (g_owner && !process_sets.empty()) {
+    throw Error(ErrorKind::kUsage, "hvd::init(process_sets): hvd is initialized already; call shutdown() first, or "
+                                   "add the sets with add_process_set (HOROVOD_DYNAMIC_PROCESS_SETS=1)");
+  }
+  init_locked(process_sets);
+}
+
+// Where this runtime's process sets meet in the store: every rank of a runtime counts the same number of runtimes
+// before it (a static job re-initialized), or the elastic generation names it.
+std::string Runtime::process_set_keys(const StartConfig& start) {
+  if (elastic_) return "elastic/g" + std::to_string(elastic_->generation) + "/ps/";
+  (void)start;
+  const auto size = comm_->topology().size;
+  const auto n = (store_->add("ps/runtimes", 1) - 1) / size;
+  return "ps/r" + std::to_string(n) + "/";
+}
+
+void Runtime::init_locked(const std::vector<std::vector<int>>& process_sets) {
   if (g_owner) return;
   auto env = process_env();
   std::unique_ptr<Runtime> rt(new Runtime());
@@ -71,6 +91,12 @@ void Runtime::init_locked() {
   // An elastic worker that reset goes on: what the old job's engine recorded is no longer why it may fail.
   if (elastic && !rt->config_.error_file.empty()) ::unlink(rt->config_.error_file.c_str());
   rt->engine_ = std::make_unique<Engine>(rt->config_, *rt->comm_);
+  CommunicatorOptions set_options;
+  if (start.secret_hex) set_options.secret = from_hex(*start.secret_hex);
+  set_options.bind_address = start.data_addr;
+  rt->sets_ = std::make_unique<ProcessSetTable>(rt->config_, *rt->comm_, *rt->engine_, *rt->store_,
+                                                rt->process_set_keys(start), set_options);
+  rt->sets_->add_all(process_sets, "hvd::init(process_sets)");
   if (elastic) {
     Runtime* self = rt.get();
     rt->watcher_ = std::make_unique<EventWatcher>(
@@ -111,6 +137,7 @@ void Runtime::reset() {
     std::unique_ptr<Runtime> old = std::move(g_owner);
     // Nothing of the old job is waited for: peers may be dead, or already in the next rendezvous.
     old->comm_->abort("the runtime is being reset (hvd::elastic::reset)");
+    old->sets_->abort("the runtime is being reset (hvd::elastic::reset); process sets are dropped");
     old.reset();
   }
   init_locked();
@@ -118,6 +145,7 @@ void Runtime::reset() {
 
 void Runtime::on_elastic_event(std::int64_t n, const std::string& value) noexcept {
   if (value == "reset") {
+    if (sets_) sets_->abort("hvdrun is re-forming the job; process sets are dropped at the reset");
     comm_->abort("hvdrun is re-forming the job (elastic event " + std::to_string(n) +
                  ": a worker failed or a host was lost); hvd::elastic::run resets and goes on from the last commit");
   } else if (value == "hosts_updated") {
@@ -136,6 +164,7 @@ Runtime& Runtime::get() {
 Runtime::~Runtime() {
   // The engine goes first: its thread uses the communicator, which uses the store.
   // The watcher stays until the engine is down, so a reset announced meanwhile still unblocks it.
+  sets_.reset();  // the sets' engines first: their communicators may derive from the global one (MPI)
   if (engine_) engine_->shutdown();
   engine_.reset();
   watcher_.reset();

@@ -13,6 +13,7 @@
 #include "runtime/config.h"
 #include "runtime/elastic/event_watcher.h"
 #include "runtime/engine/engine.h"
+#include "runtime/process_sets.h"
 #include "runtime/store/store.h"
 #include "runtime/store/tcp_store.h"
 
@@ -23,6 +24,8 @@ class Runtime {
   // Builds from the environment: the tunables, then the CPU backend (comm/cpu_backend.h) and its placement:
   // HOROVOD_* with HVD_STORE_ADDR, HVD_SECRET, HVD_DATA_ADDR from hvdrun, or MPI's own under mpirun.
   static void init();
+  // With static process sets (hvd/process_set.h) besides the global one.
+  static void init(const std::vector<std::vector<int>>& process_sets);
   static void shutdown();
   // Elastic jobs: aborts this runtime's operations (kMembership), destroys it and initializes again in the next
   // generation hvdrun forms. Throws hvd::Error (usage) outside an elastic job; initializes when none is running.
@@ -37,6 +40,7 @@ class Runtime {
   Communicator& communicator() { return *comm_; }
   Store& store() { return *store_; }  // the rendezvous store (hvd-bench --raw builds its own communicator)
   Engine& engine() { return *engine_; }
+  ProcessSetTable& process_sets() { return *sets_; }
   // Elastic jobs: the generation this runtime belongs to (nullopt in a static job), and whether hvdrun has
   // announced a change of hosts since it formed that generation.
   const std::optional<RendezvousAnswer>& elastic() const { return elastic_; }
@@ -46,7 +50,8 @@ class Runtime {
 
  private:
   Runtime() = default;
-  static void init_locked();
+  static void init_locked(const std::vector<std::vector<int>>& process_sets = {});
+  std::string process_set_keys(const StartConfig& start);
   void on_elastic_event(std::int64_t n, const std::string& value) noexcept;
 
   Config config_;
@@ -54,6 +59,7 @@ class Runtime {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ProcessSetTable> sets_;  // after engine_: stops first
   std::optional<RendezvousAnswer> elastic_;
   std::atomic<bool> hosts_updated_{false};  // set by the watcher's thread
   std::unique_ptr<EventWatcher> watcher_;   // uses comm_: stopped before it goes

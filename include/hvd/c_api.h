@@ -106,6 +106,18 @@ HVD_API int hvd_reducescatter(const void* in, const int64_t* shape, int ndim, hv
 HVD_API int hvd_barrier(void);
 HVD_API int hvd_join(void); /* returns the last rank to join */
 
+/* Process sets (hvd/process_set.h). hvd_init_process_sets: num_sets sets, set s is set_sizes[s] ranks taken in turn
+ * from `ranks`; ids 1.. in that order. hvd_add_process_set returns the new id (HOROVOD_DYNAMIC_PROCESS_SETS=1);
+ * both, and hvd_remove_process_set, are collective over every rank. hvd_use_process_set(id): the calling thread's
+ * later collectives (and hvd_barrier) run on set `id` (0: the global set); returns the previous id. */
+HVD_API int hvd_init_process_sets(const int* ranks, const int* set_sizes, int num_sets);
+HVD_API int hvd_add_process_set(const int* ranks, int count);
+HVD_API int hvd_remove_process_set(int id);
+HVD_API int hvd_process_set_rank(int id); /* this rank's place in the set, -1 outside it */
+HVD_API int hvd_process_set_size(int id);
+HVD_API int hvd_process_set_ranks(int id, int* ranks, int max_count); /* returns the count */
+HVD_API int hvd_use_process_set(int id);
+
 HVD_API int hvd_poll(hvd_handle* handle); /* 1 done, 0 running */
 HVD_API int hvd_wait(hvd_handle* handle); /* 0, or -1 with the op's error in hvd_last_error() */
 /* After hvd_wait() (-1 before): the output's data and shape (up to max_ndim dimensions; *ndim gets the real

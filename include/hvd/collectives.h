@@ -24,28 +24,33 @@ struct AllreduceOptions {
   double prescale_factor = 1.0;   // applied to each input before the reduction
   double postscale_factor = 1.0;  // applied to the result
   std::string name;
+  std::int32_t process_set = 0;  // the id of the process set (hvd/process_set.h) among whose ranks it runs; 0: all
 };
 
 struct AllgatherOptions {
   std::string name;
   OutputAllocator allocate;  // empty: the handle owns the output
+  std::int32_t process_set = 0;  // the id of the process set (hvd/process_set.h) among whose ranks it runs; 0: all
 };
 
 struct BroadcastOptions {
-  int root = 0;
+  int root = 0;  // a rank of the job; with a process set, one of its ranks
   std::string name;
+  std::int32_t process_set = 0;  // the id of the process set (hvd/process_set.h) among whose ranks it runs; 0: all
 };
 
 struct AlltoallOptions {
   std::vector<std::int64_t> splits;  // rows of the first dimension sent to each rank; empty: equal parts
   std::string name;
   OutputAllocator allocate;
+  std::int32_t process_set = 0;  // the id of the process set (hvd/process_set.h) among whose ranks it runs; 0: all
 };
 
 struct ReducescatterOptions {
   ReduceOp op = ReduceOp::kAverage;  // any op but kAdasum
   std::string name;
   OutputAllocator allocate;
+  std::int32_t process_set = 0;  // the id of the process set (hvd/process_set.h) among whose ranks it runs; 0: all
 };
 
 // `output` may alias `input` (in place). Shapes and dtypes must match.
@@ -87,7 +92,7 @@ HVD_API Output allgather(const TensorView& input, const AllgatherOptions& option
 HVD_API Handle broadcast_async(const TensorView& tensor, const BroadcastOptions& options = {});
 HVD_API void broadcast(const TensorView& tensor, const BroadcastOptions& options = {});
 
-// Rows of the first dimension go to each rank by options.splits; the output holds the rows received, in rank order.
+// Rows of the first dimension go to each rank (of the process set, in its order) by options.splits; the output holds the rows received, in rank order.
 HVD_API Handle alltoall_async(const TensorView& input, const AlltoallOptions& options = {});
 HVD_API Output alltoall(const TensorView& input, const AlltoallOptions& options = {});
 
@@ -96,6 +101,7 @@ HVD_API Handle reducescatter_async(const TensorView& input, const ReducescatterO
 HVD_API Output reducescatter(const TensorView& input, const ReducescatterOptions& options = {});
 
 HVD_API void barrier();
+HVD_API void barrier(std::int32_t process_set);  // among a process set's ranks
 
 // This rank has no more data: until every rank has joined, its part in other ranks' allreduces is zeros.
 // Returns the last rank to join.

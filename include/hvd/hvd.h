@@ -8,6 +8,7 @@
 #include "hvd/error.h"
 #include "hvd/export.h"
 #include "hvd/handle.h"
+#include "hvd/process_set.h"
 #include "hvd/timeline.h"
 #include "hvd/types.h"
 

@@ -107,6 +107,7 @@ struct DistributedOptimizerOptions {
   ReduceOp op = ReduceOp::kAverage;        // kAverage, kSum or kAdasum
   double gradient_predivide_factor = 1.0;  // kAverage only: prescale 1/f, postscale f/size
   int backward_passes_per_step = 1;        // local accumulation before the allreduce
+  std::int32_t process_set = 0;            // the process set whose ranks average the gradients (0: all)
 };
 
 // Wraps `optimizer` (which must outlive it) the way Horovod does. A hook on each parameter launches its gradient's

@@ -5,7 +5,7 @@
 namespace hvd::python {
 
 void register_basics(py::module_& m) {
-  m.def("init", &hvd::init, py::call_guard<py::gil_scoped_release>(), "Start the runtime (reads HOROVOD_*)");
+  m.def("init", py::overload_cast<>(&hvd::init), py::call_guard<py::gil_scoped_release>(), "Start the runtime (reads HOROVOD_*)");
   m.def("shutdown", &hvd::shutdown, py::call_guard<py::gil_scoped_release>());
   m.def("is_initialized", &hvd::is_initialized);
   m.def("rank", &hvd::rank);

@@ -13,6 +13,7 @@ void register_errors(py::module_& m);
 void register_basics(py::module_& m);
 void register_handle(py::module_& m);
 void register_ops(py::module_& m);
+void register_process_sets(py::module_& m);
 void register_state(py::module_& m);
 void register_optimizer(py::module_& m);
 void register_timeline(py::module_& m);

@@ -7,6 +7,7 @@ PYBIND11_MODULE(_C, m) {
   hvd::python::register_basics(m);
   hvd::python::register_handle(m);
   hvd::python::register_ops(m);
+  hvd::python::register_process_sets(m);
   hvd::python::register_state(m);
   hvd::python::register_optimizer(m);
   hvd::python::register_timeline(m);

@@ -50,13 +50,14 @@ class DistributedOptimizer {
  public:
   DistributedOptimizer(const std::vector<std::vector<at::Tensor>>& groups, const hvd::torch::NamedTensors& named,
                        ReduceOp op, bool fp16, double gradient_predivide_factor, int backward_passes_per_step,
-                       py::function step_subset)
+                       py::function step_subset, std::int32_t process_set)
       : adapter_(std::make_unique<PythonOptimizer>(groups, std::move(step_subset))) {
     hvd::torch::DistributedOptimizerOptions options;
     options.op = op;
     options.compression = fp16 ? hvd::torch::Compression::kFP16 : hvd::torch::Compression::kNone;
     options.gradient_predivide_factor = gradient_predivide_factor;
     options.backward_passes_per_step = backward_passes_per_step;
+    options.process_set = process_set;
     optimizer_ = std::make_unique<hvd::torch::DistributedOptimizer>(*adapter_, named, options);
   }
 
@@ -78,9 +79,10 @@ class DistributedOptimizer {
 void register_optimizer(py::module_& m) {
   py::class_<DistributedOptimizer>(m, "DistributedOptimizer")
       .def(py::init<const std::vector<std::vector<at::Tensor>>&, const hvd::torch::NamedTensors&, ReduceOp, bool,
-                    double, int, py::function>(),
+                    double, int, py::function, std::int32_t>(),
            py::arg("param_groups"), py::arg("named_parameters"), py::arg("op"), py::arg("fp16"),
-           py::arg("gradient_predivide_factor"), py::arg("backward_passes_per_step"), py::arg("step_subset"))
+           py::arg("gradient_predivide_factor"), py::arg("backward_passes_per_step"), py::arg("step_subset"),
+           py::arg("process_set_id") = 0)
       .def("synchronize", &DistributedOptimizer::synchronize, py::call_guard<py::gil_scoped_release>(),
            "Waits for every gradient's allreduce and writes the results into .grad (Adasum: into the parameters)")
       .def("zero_grad", &DistributedOptimizer::zero_grad, py::call_guard<py::gil_scoped_release>(),

@@ -1,9 +1,11 @@
 #include "runtime/comm/communicator.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "hvd/error.h"
 #include "runtime/reduce/reduce.h"
+#include "runtime/store/prefix_store.h"
 
 namespace hvd::detail {
 
@@ -25,6 +27,20 @@ void Communicator::allreduce_buffers(std::span<const MutableBuffer> buffers, Dat
     if (b.count) std::memcpy(b.data, p, b.count * es);
     p += b.count * es;
   }
+}
+
+std::unique_ptr<Communicator> Communicator::subset(const std::vector<int>& ranks, Store& store,
+                                                 const std::string& key, const CommunicatorOptions& options) {
+  const auto mine = std::find(ranks.begin(), ranks.end(), topology().rank);
+  if (mine == ranks.end()) return nullptr;
+  Topology t;
+  t.rank = static_cast<int>(mine - ranks.begin());
+  t.size = static_cast<int>(ranks.size());
+  t.hostname = topology().hostname;
+  PrefixStore keys(key, store);
+  CommunicatorOptions o = options;
+  o.cpu_bind = CpuBind::kNone;  // the job's placement stays: a set's local numbering must not move threads
+  return connect_communicator(keys, std::move(t), o);
 }
 
 void Communicator::cross_allreduce(void*, std::size_t, DataType, ReduceOp) {

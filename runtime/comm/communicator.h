@@ -90,6 +90,13 @@ class Communicator {
   // ErrorKind::kMembership naming `reason`. Never throws. The default (one rank, nothing ever waits) does nothing.
   virtual void abort(const std::string& /*reason*/) noexcept {}
 
+  // Process sets: a communicator over `ranks` (ranks of this one, ascending, numbered 0.. in that order), or
+  // nullptr on a rank outside them. Called from a framework thread while the engine's thread runs collectives
+  // here, so it must not use this communicator's links. The default connects the members afresh through `store`
+  // under `key` (collective over the members only); MPI splits (collective over every rank).
+  virtual std::unique_ptr<Communicator> subset(const std::vector<int>& ranks, Store& store, const std::string& key,
+                                               const CommunicatorOptions& options);
+
  private:
   std::vector<std::byte> pack_scratch_;  // allreduce_buffers' default only
 };

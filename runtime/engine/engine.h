@@ -70,6 +70,7 @@ class Engine final : public WaitDriver {
   // Deterministic name for an unnamed op: "allreduce.noname.3".
   std::string next_name(OpType type);
   const Topology& topology() const { return topology_; }
+  std::size_t in_flight() const { return queue_.in_flight(); }  // ops enqueued here and not finished
   Timeline& timeline() { return timeline_; }  // hvd::start_timeline / stop_timeline at run time
   // Autotune's seams (see above). The cycle time only paces this rank (burst gathering, back-off): any thread.
   void set_fusion_threshold(std::size_t bytes) { fusion_threshold_.store(bytes, std::memory_order_relaxed); }

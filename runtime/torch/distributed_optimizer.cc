@@ -47,12 +47,13 @@ struct DistributedOptimizer::Impl {
   AllreduceOptions reduce_options(const Slot& slot) const {
     AllreduceOptions o;
     o.op = options.op;
+    o.process_set = options.process_set;
     o.name = (adasum() ? "delta/" : "grad/") + slot.name;
     if (options.op == ReduceOp::kAverage && options.gradient_predivide_factor != 1.0) {
       // Horovod's split average: prescale 1/f, postscale f/size.
       o.op = ReduceOp::kSum;
       o.prescale_factor = 1.0 / options.gradient_predivide_factor;
-      o.postscale_factor = options.gradient_predivide_factor / hvd::size();
+      o.postscale_factor = options.gradient_predivide_factor / hvd::process_set(options.process_set).size();
     }
     return o;
   }

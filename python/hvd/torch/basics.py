@@ -4,6 +4,7 @@ init() reads the job from the environment hvdrun (or mpirun) sets; without one i
 """
 
 import atexit
+import os
 
 from hvd.torch import _C
 
@@ -65,12 +66,21 @@ def init(comm=None, process_sets=None):
     if comm is not None:
         raise NotImplementedError("hvd.torch.init(comm=...): hvd takes its ranks from hvdrun or mpirun, not from an "
                                   "MPI communicator; call init() without comm")
-    if process_sets:
-        raise NotImplementedError("hvd.torch.init(process_sets=...): hvd has only the global process set; call "
-                                  "init() without process_sets")
     if _C.is_initialized():
         return
-    _C.init()
+    if process_sets == "dynamic":  # Horovod's spelling of HOROVOD_DYNAMIC_PROCESS_SETS=1
+        os.environ["HOROVOD_DYNAMIC_PROCESS_SETS"] = "1"
+        process_sets = None
+    static = [_ranks_of(ps, "hvd.torch.init(process_sets=...)") for ps in (process_sets or [])]
+    if static:
+        _C.init_with_process_sets(static)
+    else:
+        _C.init()
+    _registry.clear()
+    for ps in process_sets or []:
+        if isinstance(ps, ProcessSet):
+            ps.process_set_id = _id_of_ranks(ps.ranks)
+            _registry[ps.process_set_id] = ps
     # As Horovod: a script that never calls shutdown() still stops the engine before the interpreter goes away.
     atexit.register(_C.shutdown)
     _learn_homogeneous()
@@ -97,6 +107,9 @@ def shutdown():
     global _homogeneous
     _C.shutdown()
     _homogeneous = None
+    for ps in _registry.values():  # the runtime's sets go with it
+        ps.invalidate()
+    _registry.clear()
 
 
 is_initialized = _C.is_initialized
@@ -224,35 +237,128 @@ def stop_timeline():
 
 
 class ProcessSet:
-    """The global process set only: hvd has no sub-groups of ranks yet."""
+    """Ranks that run collectives among themselves (Horovod's ProcessSet). Register it with init(process_sets=[...])
+    or add_process_set(); its ops then pass process_set=. Ranks are the job's ranks, kept sorted."""
 
-    process_set_id = 0
+    def __init__(self, ranks):
+        if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
+            raise ValueError(f"hvd.torch.ProcessSet({ranks!r}): pass a list of ranks")
+        ranks = list(ranks)
+        if any(not isinstance(r, int) or isinstance(r, bool) for r in ranks):
+            raise ValueError(f"hvd.torch.ProcessSet({ranks!r}): ranks must be ints")
+        self.ranks = sorted(ranks)
+        self.process_set_id = None
+
+    def _id(self, what):
+        if self.process_set_id is None:
+            raise ValueError(f"hvd.torch.{what}: {self!r} is not registered (removed, or never added); pass it to "
+                             "init(process_sets=[...]) or add_process_set() first")
+        return self.process_set_id
 
     def size(self):
-        return size()
+        """The number of ranks in the set."""
+        if self.process_set_id == 0:
+            return size()
+        return len(self.ranks) if self.ranks is not None else None
+
+    def rank(self):
+        """This rank's place in the set (0..size()-1), -1 when it is not in it."""
+        return _C.process_set_rank(self._id("ProcessSet.rank"))
+
+    def included(self):
+        """True when this rank is in the set."""
+        return self.rank() >= 0
+
+    def invalidate(self):
+        self.process_set_id = None
+
+    def __repr__(self):
+        return f"ProcessSet(process_set_id={self.process_set_id}, ranks={self.ranks})"
+
+
+class _GlobalProcessSet(ProcessSet):
+    """Set 0: every rank of the job (its ranks are known once init() ran)."""
+
+    def __init__(self):
+        self.process_set_id = 0
+
+    @property
+    def ranks(self):
+        return list(range(size())) if _C.is_initialized() else []
 
     def rank(self):
         return rank()
-
-    def included(self):
-        return True
 
     def __repr__(self):
         return "ProcessSet(global)"
 
 
-global_process_set = ProcessSet()
+global_process_set = _GlobalProcessSet()
+_registry = {}  # id -> the ProcessSet object registered under it (not the global one)
+
+
+def _ranks_of(process_set, what):
+    if isinstance(process_set, ProcessSet):
+        return list(process_set.ranks)
+    return ProcessSet(process_set).ranks if process_set is not None else None
+
+
+def _id_of_ranks(ranks):
+    for i in _C.process_set_ids():
+        if i and list(_C.process_set_ranks(i)) == list(ranks):
+            return i
+    raise ValueError(f"hvd.torch: no registered process set has ranks {ranks}")
 
 
 def add_process_set(process_set):
-    raise NotImplementedError("hvd.torch.add_process_set: hvd has only the global process set")
+    """Registers a set (a ProcessSet or a list of ranks) on every rank; needs HOROVOD_DYNAMIC_PROCESS_SETS=1 (or
+    init(process_sets="dynamic")). Collective: every rank calls it, in the same order. Returns the ProcessSet."""
+    if not isinstance(process_set, ProcessSet):
+        process_set = ProcessSet(process_set)
+    if process_set.process_set_id is not None:
+        raise ValueError(f"hvd.torch.add_process_set: {process_set!r} is registered already")
+    try:
+        process_set.process_set_id = _C.add_process_set(process_set.ranks)
+    except HorovodInternalError as e:
+        raise _refine(e) from None
+    _registry[process_set.process_set_id] = process_set
+    return process_set
 
 
 def remove_process_set(process_set):
-    raise NotImplementedError("hvd.torch.remove_process_set: hvd has only the global process set")
+    """Unregisters a set on every rank (collective). False for the global set, or a set not registered."""
+    if process_set.process_set_id in (None, 0):
+        return False
+    if process_set.process_set_id not in _C.process_set_ids():
+        process_set.invalidate()
+        return False
+    try:
+        _C.remove_process_set(process_set.process_set_id)
+    except HorovodInternalError as e:
+        raise _refine(e) from None
+    _registry.pop(process_set.process_set_id, None)
+    process_set.invalidate()
+    return True
+
+
+def process_sets():
+    """Every registered set, the global one first."""
+    out = [global_process_set]
+    for i in _C.process_set_ids():
+        if i:
+            if i not in _registry:
+                ps = ProcessSet(_C.process_set_ranks(i))
+                ps.process_set_id = i
+                _registry[i] = ps
+            out.append(_registry[i])
+    return out
 
 
 def check_process_set(process_set, what):
-    if process_set is not global_process_set:
-        raise NotImplementedError(f"hvd.torch.{what}: process_set={process_set!r} is not supported; hvd has only "
-                                  "the global process set (leave process_set out)")
+    """The runtime id of `process_set`, for the _C calls; refuses what is not a registered ProcessSet."""
+    if process_set is None or process_set is global_process_set:
+        return 0
+    if not isinstance(process_set, ProcessSet):
+        raise ValueError(f"hvd.torch.{what}: process_set={process_set!r} is not a ProcessSet; pass one from "
+                         "add_process_set() or init(process_sets=[...])")
+    return process_set._id(what)

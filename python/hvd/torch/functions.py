@@ -11,10 +11,22 @@ import torch
 
 from hvd.torch import _C
 from hvd.torch.basics import check_process_set, global_process_set, rank
-from hvd.torch.mpi_ops import allgather
+from hvd.torch.mpi_ops import allgather, broadcast_async_, synchronize
 
 
-def broadcast_parameters(params, root_rank=0, prefix=None):
+def _broadcast_named(named, root_rank, process_set):
+    """In place, root_rank's tensors on every rank of the set: hvd_torch's broadcast_parameters on the global set,
+    one named broadcast each (all in flight at once) on another."""
+    ps = check_process_set(process_set, "broadcast_parameters")
+    if ps == 0:
+        return _C.broadcast_parameters(named, root_rank)
+    handles = [broadcast_async_(t, root_rank, name=f"broadcast_parameters.{n}", process_set=process_set)
+               for n, t in named]
+    for h in handles:
+        synchronize(h)
+
+
+def broadcast_parameters(params, root_rank=0, prefix=None, process_set=global_process_set):
     """Overwrites every rank's tensors with root_rank's, in place. `params`: a state_dict() (any dict of name ->
     tensor), named_parameters() (pairs) or parameters() (tensors, named by position). All ranks must pass the
     same names in the same order."""
@@ -29,7 +41,7 @@ def broadcast_parameters(params, root_rank=0, prefix=None):
             raise ValueError(f"hvd.torch.broadcast_parameters: '{name}' is a {type(tensor).__name__}, not a tensor; "
                              "pass model.state_dict() or model.named_parameters()")
         named.append(((prefix or "") + name, tensor))
-    _C.broadcast_parameters(named, root_rank)
+    _broadcast_named(named, root_rank, process_set)
 
 
 class _TensorSlot:
@@ -64,7 +76,7 @@ def _initialized_state(optimizer):
     return optimizer.state_dict()
 
 
-def broadcast_optimizer_state(optimizer, root_rank=0, model=None):
+def broadcast_optimizer_state(optimizer, root_rank=0, model=None, process_set=global_process_set):
     """Makes every rank's optimizer state root_rank's: per-parameter state (created where missing, dropped where
     root has none) and every param group's hyper-parameters. All ranks must have the same param groups."""
     if isinstance(optimizer, torch.optim.LBFGS):
@@ -74,11 +86,12 @@ def broadcast_optimizer_state(optimizer, root_rank=0, model=None):
     if not mine["state"]:
         mine = _initialized_state(optimizer)
     layout = _layout(mine) if rank() == root_rank else None
-    layout = broadcast_object(layout, root_rank, name="optimizer_state.layout")
+    layout = broadcast_object(layout, root_rank, name="optimizer_state.layout", process_set=process_set)
     shape = [len(g["params"]) for g in mine["param_groups"]]
     root_shape = [len(g["params"]) for g in layout["param_groups"]]
     problems = allgather_object(None if shape == root_shape else f"rank {rank()} has param groups of {shape} "
-                                f"parameters, root rank {root_rank} has {root_shape}", name="optimizer_state.check")
+                                f"parameters, root rank {root_rank} has {root_shape}", name="optimizer_state.check",
+                                process_set=process_set)
     problems = [p for p in problems if p]
     if problems:
         raise ValueError("hvd.torch.broadcast_optimizer_state: " + "; ".join(problems) +
@@ -102,7 +115,7 @@ def broadcast_optimizer_state(optimizer, root_rank=0, model=None):
                 value = tensor
             values[key] = value
         state[pid] = values
-    _C.broadcast_parameters(tensors, root_rank)
+    _broadcast_named(tensors, root_rank, process_set)
     if rank() != root_rank:
         # load_state_dict maps root's ids onto this rank's parameters by position.
         optimizer.load_state_dict({"state": state, "param_groups": layout["param_groups"]})
@@ -110,9 +123,18 @@ def broadcast_optimizer_state(optimizer, root_rank=0, model=None):
 
 def broadcast_object(obj, root_rank=0, name=None, process_set=global_process_set):
     """Returns root_rank's `obj` (pickled) on every rank."""
-    check_process_set(process_set, "broadcast_object")
-    data = pickle.dumps(obj) if rank() == root_rank else b""
-    return pickle.loads(_C.broadcast_object(data, root_rank, name or ""))
+    if check_process_set(process_set, "broadcast_object") == 0:
+        data = pickle.dumps(obj) if rank() == root_rank else b""
+        return pickle.loads(_C.broadcast_object(data, root_rank, name or ""))
+    # Another set: the length, then the bytes, each a broadcast among its ranks.
+    base = name or "broadcast_object"
+    data = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8) if rank() == root_rank else None
+    length = torch.tensor([data.numel() if data is not None else 0], dtype=torch.int64)
+    synchronize(broadcast_async_(length, root_rank, name=base + ".size", process_set=process_set))
+    if data is None:
+        data = torch.empty(int(length.item()), dtype=torch.uint8)
+    synchronize(broadcast_async_(data, root_rank, name=base + ".bytes", process_set=process_set))
+    return pickle.loads(data.numpy().tobytes())
 
 
 def allgather_object(obj, name=None, process_set=global_process_set):
@@ -120,8 +142,8 @@ def allgather_object(obj, name=None, process_set=global_process_set):
     check_process_set(process_set, "allgather_object")
     data = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8)
     base = name or "allgather_object"
-    sizes = allgather(torch.tensor([data.numel()], dtype=torch.int64), name=base + ".sizes")
-    gathered = allgather(data, name=base + ".bytes").numpy().tobytes()
+    sizes = allgather(torch.tensor([data.numel()], dtype=torch.int64), name=base + ".sizes", process_set=process_set)
+    gathered = allgather(data, name=base + ".bytes", process_set=process_set).numpy().tobytes()
     objects, offset = [], 0
     for size in sizes.tolist():
         objects.append(pickle.loads(gathered[offset:offset + size]))

@@ -12,7 +12,7 @@ import torch
 
 from hvd.torch import _C
 from hvd.torch.basics import (Average, HorovodInternalError, Sum, _refine, check_process_set, global_process_set,
-                              rank, size, started)
+                              rank, started)
 from hvd.torch.compression import Compression
 
 
@@ -67,7 +67,7 @@ class PostprocessedHandle:
         return self._result
 
 
-def _integer_scales(tensor, op, prescale_factor, postscale_factor):
+def _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set=global_process_set):
     """An integer tensor that needs Horovod's integer rules here, around libhvd: scale factors (each rank's tensor
     scaled in float64 and cast back before the sum, the result the same way after it) and Average (the sum
     floor-divided by the number of ranks, what Horovod's tests compute with torch's floor_divide). Returns
@@ -82,7 +82,7 @@ def _integer_scales(tensor, op, prescale_factor, postscale_factor):
 
     def finish(result):
         if average:
-            result.copy_(torch.div(result, size(), rounding_mode="floor"))
+            result.copy_(torch.div(result, process_set.size(), rounding_mode="floor"))
         if postscale_factor != 1.0:
             result.copy_(_int_scaled(result, postscale_factor))
         return result
@@ -93,112 +93,114 @@ def _integer_scales(tensor, op, prescale_factor, postscale_factor):
 def allreduce_async(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                     process_set=global_process_set):
     """Starts reducing `tensor` over all ranks into a new tensor; returns a handle."""
-    check_process_set(process_set, "allreduce_async")
+    ps = check_process_set(process_set, "allreduce_async")
     op = _reduce_op(op, average, "allreduce_async")
-    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
     if ints is not None:
         scaled, wire_op, finish = ints
-        return PostprocessedHandle(started(_C.allreduce_async, scaled, False, wire_op, 1.0, 1.0, name or ""), finish)
-    return started(_C.allreduce_async, tensor, False, op, prescale_factor, postscale_factor, name or "")
+        return PostprocessedHandle(started(_C.allreduce_async, scaled, False, wire_op, 1.0, 1.0, name or "", ps),
+                                   finish)
+    return started(_C.allreduce_async, tensor, False, op, prescale_factor, postscale_factor, name or "", ps)
 
 
 def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                      process_set=global_process_set):
     """Starts reducing `tensor` over all ranks in place; returns a handle."""
-    check_process_set(process_set, "allreduce_async_")
+    ps = check_process_set(process_set, "allreduce_async_")
     op = _reduce_op(op, average, "allreduce_async_")
-    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
     if ints is not None:
         scaled, wire_op, finish = ints
         tensor.copy_(scaled)
-        return PostprocessedHandle(started(_C.allreduce_async, tensor, True, wire_op, 1.0, 1.0, name or ""), finish)
-    return started(_C.allreduce_async, tensor, True, op, prescale_factor, postscale_factor, name or "")
+        return PostprocessedHandle(started(_C.allreduce_async, tensor, True, wire_op, 1.0, 1.0, name or "", ps),
+                                   finish)
+    return started(_C.allreduce_async, tensor, True, op, prescale_factor, postscale_factor, name or "", ps)
 
 
 class _Allreduce(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, tensor, name, op, prescale_factor, postscale_factor):
-        ctx.args = (op, prescale_factor, postscale_factor)
-        return _blocking(_C.allreduce, tensor, False, op, prescale_factor, postscale_factor, name)
+    def forward(ctx, tensor, name, op, prescale_factor, postscale_factor, ps):
+        ctx.args = (op, prescale_factor, postscale_factor, ps)
+        return _blocking(_C.allreduce, tensor, False, op, prescale_factor, postscale_factor, name, ps)
 
     @staticmethod
     def backward(ctx, grad_output):
-        op, prescale_factor, postscale_factor = ctx.args
-        grad = _C.allreduce(grad_output.contiguous(), False, op, prescale_factor, postscale_factor, "")
-        return grad, None, None, None, None
+        op, prescale_factor, postscale_factor, ps = ctx.args
+        grad = _C.allreduce(grad_output.contiguous(), False, op, prescale_factor, postscale_factor, "", ps)
+        return grad, None, None, None, None, None
 
 
 def allreduce(tensor, average=None, name=None, compression=Compression.none, op=None, prescale_factor=1.0,
               postscale_factor=1.0, process_set=global_process_set):
     """Returns `tensor` reduced over all ranks (Average unless op says otherwise); `tensor` is unchanged."""
-    check_process_set(process_set, "allreduce")
+    ps = check_process_set(process_set, "allreduce")
     op = _reduce_op(op, average, "allreduce")
-    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
     if ints is not None:  # integers carry no gradient
         scaled, wire_op, finish = ints
-        return finish(_blocking(_C.allreduce, scaled, False, wire_op, 1.0, 1.0, name or ""))
+        return finish(_blocking(_C.allreduce, scaled, False, wire_op, 1.0, 1.0, name or "", ps))
     compressed, ctx = compression.compress(tensor)
     if _differentiable(compressed):
-        reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor)
+        reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor, ps)
     else:
-        reduced = _blocking(_C.allreduce, compressed, False, op, prescale_factor, postscale_factor, name or "")
+        reduced = _blocking(_C.allreduce, compressed, False, op, prescale_factor, postscale_factor, name or "", ps)
     return compression.decompress(reduced, ctx)
 
 
 def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                process_set=global_process_set):
     """Reduces `tensor` over all ranks in place and returns it."""
-    check_process_set(process_set, "allreduce_")
+    ps = check_process_set(process_set, "allreduce_")
     op = _reduce_op(op, average, "allreduce_")
-    if _integer_scales(tensor, op, prescale_factor, postscale_factor) is not None:
+    if _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set) is not None:
         return allreduce_async_(tensor, None, name, op, prescale_factor, postscale_factor, process_set).wait()
-    return _blocking(_C.allreduce, tensor, True, op, prescale_factor, postscale_factor, name or "")
+    return _blocking(_C.allreduce, tensor, True, op, prescale_factor, postscale_factor, name or "", ps)
 
 
 # ---- grouped allreduce: negotiated and fused as one ------------------------------------------------------------
 
 def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                             process_set=global_process_set):
-    check_process_set(process_set, "grouped_allreduce_async")
+    ps = check_process_set(process_set, "grouped_allreduce_async")
     op = _reduce_op(op, average, "grouped_allreduce_async")
     return started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor, postscale_factor,
-                   name or "")
+                   name or "", ps)
 
 
 def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                              process_set=global_process_set):
-    check_process_set(process_set, "grouped_allreduce_async_")
+    ps = check_process_set(process_set, "grouped_allreduce_async_")
     op = _reduce_op(op, average, "grouped_allreduce_async_")
     return started(_C.grouped_allreduce_async, list(tensors), True, op, prescale_factor, postscale_factor,
-                   name or "")
+                   name or "", ps)
 
 
 class _GroupedAllreduce(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, name, op, prescale_factor, postscale_factor, *tensors):
-        ctx.args = (op, prescale_factor, postscale_factor)
+    def forward(ctx, name, op, prescale_factor, postscale_factor, ps, *tensors):
+        ctx.args = (op, prescale_factor, postscale_factor, ps)
         return tuple(started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor,
-                             postscale_factor, name).wait())
+                             postscale_factor, name, ps).wait())
 
     @staticmethod
     def backward(ctx, *grads):
-        op, prescale_factor, postscale_factor = ctx.args
+        op, prescale_factor, postscale_factor, ps = ctx.args
         reduced = _C.grouped_allreduce_async([g.contiguous() for g in grads], False, op, prescale_factor,
-                                             postscale_factor, "").wait()
-        return (None, None, None, None, *reduced)
+                                             postscale_factor, "", ps).wait()
+        return (None, None, None, None, None, *reduced)
 
 
 def grouped_allreduce(tensors, average=None, name=None, compression=Compression.none, op=None, prescale_factor=1.0,
                       postscale_factor=1.0, process_set=global_process_set):
     """Returns the list of `tensors`, each reduced over all ranks, as one fused operation."""
-    check_process_set(process_set, "grouped_allreduce")
+    ps = check_process_set(process_set, "grouped_allreduce")
     op = _reduce_op(op, average, "grouped_allreduce")
     compressed, ctxs = zip(*[compression.compress(t) for t in tensors]) if tensors else ((), ())
     if _differentiable(*compressed):
-        reduced = _GroupedAllreduce.apply(name or "", op, prescale_factor, postscale_factor, *compressed)
+        reduced = _GroupedAllreduce.apply(name or "", op, prescale_factor, postscale_factor, ps, *compressed)
     else:
         reduced = started(_C.grouped_allreduce_async, list(compressed), False, op, prescale_factor,
-                          postscale_factor, name or "").wait()
+                          postscale_factor, name or "", ps).wait()
     return [compression.decompress(t, ctx) for t, ctx in zip(reduced, ctxs)]
 
 
@@ -211,66 +213,68 @@ def grouped_allreduce_(tensors, average=None, name=None, op=None, prescale_facto
 # ---- allgather -------------------------------------------------------------------------------------------------
 
 def allgather_async(tensor, name=None, process_set=global_process_set):
-    check_process_set(process_set, "allgather_async")
-    return started(_C.allgather_async, tensor, name or "")
+    ps = check_process_set(process_set, "allgather_async")
+    return started(_C.allgather_async, tensor, name or "", ps)
 
 
 class _Allgather(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, tensor, name):
+    def forward(ctx, tensor, name, ps):
         ctx.rows = tensor.shape[0] if tensor.dim() > 0 else 1
-        return started(_C.allgather_async, tensor, name).wait()
+        ctx.ps = ps
+        return started(_C.allgather_async, tensor, name, ps).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
         # Horovod's rule: the gradient is averaged over ranks, then each rank takes its own rows.
-        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "")
-        rows = _C.allgather_async(torch.tensor([ctx.rows], dtype=torch.int64), "").wait()
-        offset = int(rows[:rank()].sum())
-        return grad.narrow(0, offset, ctx.rows), None
+        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "", ctx.ps)
+        rows = _C.allgather_async(torch.tensor([ctx.rows], dtype=torch.int64), "", ctx.ps).wait()
+        offset = int(rows[:_C.process_set_rank(ctx.ps)].sum())
+        return grad.narrow(0, offset, ctx.rows), None, None
 
 
 def allgather(tensor, name=None, process_set=global_process_set):
     """Concatenates every rank's `tensor` along dimension 0 (its size may differ per rank)."""
-    check_process_set(process_set, "allgather")
+    ps = check_process_set(process_set, "allgather")
     if _differentiable(tensor):
-        return _Allgather.apply(tensor, name or "")
-    return started(_C.allgather_async, tensor, name or "").wait()
+        return _Allgather.apply(tensor, name or "", ps)
+    return started(_C.allgather_async, tensor, name or "", ps).wait()
 
 
 # ---- broadcast -------------------------------------------------------------------------------------------------
 
 def broadcast_async(tensor, root_rank, name=None, process_set=global_process_set):
-    check_process_set(process_set, "broadcast_async")
-    return started(_C.broadcast_async, tensor, False, root_rank, name or "")
+    ps = check_process_set(process_set, "broadcast_async")
+    return started(_C.broadcast_async, tensor, False, root_rank, name or "", ps)
 
 
 def broadcast_async_(tensor, root_rank, name=None, process_set=global_process_set):
-    check_process_set(process_set, "broadcast_async_")
-    return started(_C.broadcast_async, tensor, True, root_rank, name or "")
+    ps = check_process_set(process_set, "broadcast_async_")
+    return started(_C.broadcast_async, tensor, True, root_rank, name or "", ps)
 
 
 class _Broadcast(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, tensor, root_rank, name):
+    def forward(ctx, tensor, root_rank, name, ps):
         ctx.root_rank = root_rank
-        return started(_C.broadcast_async, tensor, False, root_rank, name).wait()
+        ctx.ps = ps
+        return started(_C.broadcast_async, tensor, False, root_rank, name, ps).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
         # Horovod's rule: the root gets the gradient averaged over ranks, the others zeros.
-        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "")
+        grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "", ctx.ps)
         if rank() != ctx.root_rank:
             grad = torch.zeros_like(grad)
-        return grad, None, None
+        return grad, None, None, None
 
 
 def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
     """Returns root_rank's `tensor` on every rank; `tensor` is unchanged."""
-    check_process_set(process_set, "broadcast")
+    ps = check_process_set(process_set, "broadcast")
     if _differentiable(tensor):
-        return _Broadcast.apply(tensor, root_rank, name or "")
-    return started(_C.broadcast_async, tensor, False, root_rank, name or "").wait()
+        return _Broadcast.apply(tensor, root_rank, name or "", ps)
+    return started(_C.broadcast_async, tensor, False, root_rank, name or "", ps).wait()
 
 
 def broadcast_(tensor, root_rank, name=None, process_set=global_process_set):
@@ -294,33 +298,34 @@ def _split_list(splits):
 
 def alltoall_async(tensor, splits=None, name=None, process_set=global_process_set):
     """Starts an alltoall; synchronize() returns (received rows, received splits as an int32 tensor)."""
-    check_process_set(process_set, "alltoall_async")
-    return started(_C.alltoall_async, tensor, _split_list(splits), name or "")
+    ps = check_process_set(process_set, "alltoall_async")
+    return started(_C.alltoall_async, tensor, _split_list(splits), name or "", ps)
 
 
 class _Alltoall(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, tensor, splits, name):
-        output, received = started(_C.alltoall_async, tensor, splits, name).wait()
+    def forward(ctx, tensor, splits, name, ps):
+        output, received = started(_C.alltoall_async, tensor, splits, name, ps).wait()
         ctx.received = received
+        ctx.ps = ps
         ctx.mark_non_differentiable(received)
         return output, received
 
     @staticmethod
     def backward(ctx, grad_output, _):
-        grad, _ = _C.alltoall_async(grad_output.contiguous(), _split_list(ctx.received), "").wait()
-        return grad, None, None
+        grad, _ = _C.alltoall_async(grad_output.contiguous(), _split_list(ctx.received), "", ctx.ps).wait()
+        return grad, None, None, None
 
 
 def alltoall(tensor, splits=None, name=None, process_set=global_process_set):
     """Sends splits[i] rows of dimension 0 to rank i (equal parts without splits). Returns the rows received, and,
     when splits was given, how many came from each rank."""
-    check_process_set(process_set, "alltoall")
+    ps = check_process_set(process_set, "alltoall")
     split_list = _split_list(splits)
     if _differentiable(tensor):
-        output, received = _Alltoall.apply(tensor, split_list, name or "")
+        output, received = _Alltoall.apply(tensor, split_list, name or "", ps)
     else:
-        output, received = started(_C.alltoall_async, tensor, split_list, name or "").wait()
+        output, received = started(_C.alltoall_async, tensor, split_list, name or "", ps).wait()
     return output if splits is None else (output, received)
 
 
@@ -338,8 +343,8 @@ def synchronize(handle):
 
 def barrier(process_set=global_process_set):
     """Returns once every rank has called barrier()."""
-    check_process_set(process_set, "barrier")
-    _C.barrier()
+    ps = check_process_set(process_set, "barrier")
+    _blocking(_C.barrier, ps)
 
 
 def join(device=-1):

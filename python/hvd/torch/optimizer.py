@@ -41,7 +41,7 @@ class _DistributedOptimizer:
     """The methods of the subclass DistributedOptimizer() makes; `self` is also a torch.optim optimizer."""
 
     def __init__(self, params, named_parameters, compression, backward_passes_per_step, op,
-                 gradient_predivide_factor):
+                 gradient_predivide_factor, process_set_id=0):
         super(self.__class__, self).__init__(params)
         if named_parameters is None:
             named = [(f"allreduce.noname.{i}.{j}", p) for i, group in enumerate(self.param_groups)
@@ -60,7 +60,7 @@ class _DistributedOptimizer:
         try:
             self._hvd = _C.DistributedOptimizer(groups, named, op, compression is Compression.fp16,
                                                 float(gradient_predivide_factor), int(backward_passes_per_step),
-                                                functools.partial(_step_subset, weakref.ref(self)))
+                                                functools.partial(_step_subset, weakref.ref(self)), process_set_id)
         except HorovodInternalError as e:  # bad arguments: Horovod raises ValueError for these
             raise ValueError(str(e)) from None
         self._hvd_adasum = op == Adasum
@@ -152,11 +152,11 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
     sparse_as_dense: sparse gradients (nn.Embedding(sparse=True)) are always reduced dense and handed back to the
     optimizer sparse, so True and False give the same step.
     """
-    check_process_set(process_set, "DistributedOptimizer")
+    process_set_id = check_process_set(process_set, "DistributedOptimizer")
     _check_groups(optimizer, num_groups, groups)
     # The methods only: _DistributedOptimizer's own __dict__/__weakref__ descriptors would shadow the optimizer's
     # and break everything that touches self.__dict__ (load_state_dict, pickling).
     methods = {k: v for k, v in _DistributedOptimizer.__dict__.items() if k not in ("__dict__", "__weakref__")}
     cls = type(optimizer.__class__.__name__, (optimizer.__class__,), methods)
     return cls(optimizer.param_groups, named_parameters, compression, backward_passes_per_step, op,
-               gradient_predivide_factor)
+               gradient_predivide_factor, process_set_id)

@@ -9,7 +9,7 @@ gradients allgathered, times the number of ranks for Sum.
 import torch
 
 from hvd.torch import _C
-from hvd.torch.basics import Adasum, Average, Sum, check_process_set, global_process_set, size, started
+from hvd.torch.basics import Adasum, Average, Sum, check_process_set, global_process_set, started
 from hvd.torch.compression import Compression
 from hvd.torch.mpi_ops import PostprocessedHandle, _differentiable, _int_scaled, _is_integer
 
@@ -35,9 +35,9 @@ def _scaled(tensor, factor):
 def reducescatter_async(tensor, name=None, op=Average, process_set=global_process_set, prescale_factor=1.0,
                         postscale_factor=1.0):
     """Starts a reducescatter; synchronize() returns this rank's share."""
-    check_process_set(process_set, "reducescatter_async")
+    ps = check_process_set(process_set, "reducescatter_async")
     op = _reducescatter_op(op, "reducescatter_async")
-    handle = started(_C.reducescatter_async, _scaled(tensor, prescale_factor), op, name or "")
+    handle = started(_C.reducescatter_async, _scaled(tensor, prescale_factor), op, name or "", ps)
     if postscale_factor == 1.0:
         return handle
     return PostprocessedHandle(handle, lambda t: _scaled(t, postscale_factor))
@@ -45,28 +45,29 @@ def reducescatter_async(tensor, name=None, op=Average, process_set=global_proces
 
 class _Reducescatter(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, tensor, name, op):
+    def forward(ctx, tensor, name, op, ps):
         ctx.op = op
-        return started(_C.reducescatter_async, tensor, op, name).wait()
+        ctx.ps = ps
+        return started(_C.reducescatter_async, tensor, op, name, ps).wait()
 
     @staticmethod
     def backward(ctx, grad_output):
         # Horovod's rule, which treats each rank's upstream gradient as that of the job's one loss (as allreduce's
         # does): the upstream gradients allgathered, times the number of ranks for Sum.
-        grad = _C.allgather_async(grad_output.contiguous(), "").wait()
+        grad = _C.allgather_async(grad_output.contiguous(), "", ctx.ps).wait()
         if ctx.op == Sum:
-            grad = grad * size()
-        return grad, None, None
+            grad = grad * len(_C.process_set_ranks(ctx.ps))
+        return grad, None, None, None
 
 
 def reducescatter(tensor, name=None, compression=Compression.none, op=Average, process_set=global_process_set,
                   prescale_factor=1.0, postscale_factor=1.0):
     """Reduces `tensor` over all ranks and returns this rank's share of dimension 0."""
-    check_process_set(process_set, "reducescatter")
+    ps = check_process_set(process_set, "reducescatter")
     op = _reducescatter_op(op, "reducescatter")
     compressed, ctx = compression.compress(_scaled(tensor, prescale_factor))
     if _differentiable(compressed):
-        reduced = _Reducescatter.apply(compressed, name or "", op)
+        reduced = _Reducescatter.apply(compressed, name or "", op, ps)
     else:
-        reduced = started(_C.reducescatter_async, compressed, op, name or "").wait()
+        reduced = started(_C.reducescatter_async, compressed, op, name or "", ps).wait()
     return _scaled(compression.decompress(reduced, ctx), postscale_factor)

@@ -46,11 +46,13 @@ MPI_Comm returning_errors(MPI_Comm comm) {
   return comm;
 }
 
-MPI_Comm dup_world() {
-  MPI_Comm world = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &world), "MPI_Comm_dup", kSetup);
-  return world;
+MPI_Comm dup_of(MPI_Comm comm) {
+  MPI_Comm copy = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(comm, &copy), "MPI_Comm_dup", kSetup);
+  return copy;
 }
+
+MPI_Comm dup_world() { return dup_of(MPI_COMM_WORLD); }
 
 MPI_Comm split_shared(MPI_Comm world) {
   int rank = 0;
@@ -111,10 +113,13 @@ MpiComm::~MpiComm() {
   if (comm_ != MPI_COMM_NULL && !mpi_finalized()) MPI_Comm_free(&comm_);
 }
 
-MpiCommunicator::MpiCommunicator(const std::string& hostname)
-    : world_(returning_errors(dup_world())),
+MpiCommunicator::MpiCommunicator(const std::string& hostname) : MpiCommunicator(MPI_COMM_NULL, hostname) {}
+
+MpiCommunicator::MpiCommunicator(MPI_Comm owned, const std::string& hostname)
+    : world_(returning_errors(owned == MPI_COMM_NULL ? dup_world() : owned)),
       local_(returning_errors(split_shared(world_.get()))),
-      cross_(returning_errors(split_by_local_rank(world_.get(), local_.get()))) {
+      cross_(returning_errors(split_by_local_rank(world_.get(), local_.get()))),
+      split_base_(returning_errors(dup_of(world_.get()))) {
   MPI_Comm world = world_.get();
   MPI_Comm_rank(world, &topology_.rank);
   MPI_Comm_size(world, &topology_.size);
@@ -132,6 +137,25 @@ MpiCommunicator::MpiCommunicator(const std::string& hostname)
   mpi_check(MPI_Allgather(mine.data(), kHostnameBytes, MPI_CHAR, names.data(), kHostnameBytes, MPI_CHAR, world),
             "MPI_Allgather", setup);
   for (int r = 0; r < topology_.size; ++r) topology_.hosts.emplace_back(names.data() + r * kHostnameBytes);
+}
+
+// Process sets: MPI_Comm_split over a communicator of its own (split_base_), since the engine's thread may be in a
+// collective on world_ meanwhile; that needs MPI_THREAD_MULTIPLE.
+std::unique_ptr<Communicator> MpiCommunicator::subset(const std::vector<int>& ranks, Store&, const std::string&,
+                                                      const CommunicatorOptions&) {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    throw Error(ErrorKind::kUsage, "process sets on the MPI backend need MPI_THREAD_MULTIPLE, but MPI gives less; "
+                                   "let hvd::init() start MPI, or start it with MPI_Init_thread(MPI_THREAD_MULTIPLE)");
+  }
+  const auto mine = std::find(ranks.begin(), ranks.end(), topology_.rank);
+  const int color = mine == ranks.end() ? MPI_UNDEFINED : 0;
+  const int key = static_cast<int>(mine - ranks.begin());
+  MPI_Comm part = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split(split_base_.get(), color, key, &part), "MPI_Comm_split", where("process set split"));
+  if (part == MPI_COMM_NULL) return nullptr;
+  return std::unique_ptr<Communicator>(new MpiCommunicator(part, topology_.hostname));
 }
 
 std::string MpiCommunicator::where(const char* op) const {

@@ -64,13 +64,19 @@ class MpiCommunicator : public Communicator {
   void cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
   std::vector<std::string> gather_to_root(const std::string& mine) override;
   std::string broadcast_from_root(const std::string& from_root) override;
+  std::unique_ptr<Communicator> subset(const std::vector<int>& ranks, Store& store, const std::string& key,
+                                       const CommunicatorOptions& options) override;
 
  private:
+  // A process set's communicator over `owned` (freed with it); MPI_COMM_NULL: a duplicate of MPI_COMM_WORLD, made
+  // once session_ has started MPI.
+  MpiCommunicator(MPI_Comm owned, const std::string& hostname);
   std::string where(const char* op) const;  // "allreduce on rank 3 (h2)"
   void allreduce_on(MPI_Comm comm, const char* op_name, void* data, std::size_t count, DataType dtype, ReduceOp op);
 
   MpiSession session_;  // first: MPI starts before and stops after everything below
   MpiComm world_, local_, cross_;
+  MpiComm split_base_;  // process sets split here, never where the engine's thread runs collectives
   MpiDatatypes types_;
   Topology topology_;
   Scratch scratch_;

@@ -34,7 +34,13 @@ def hosts_updated():
 
 def reset():
     """Re-forms the job in process: shutdown, then init with the place hvdrun assigns (rank and size may change).
-    Raises HorovodInternalError (kind Membership) when hvdrun has no place for this worker any more."""
+    Raises HorovodInternalError (kind Membership) when hvdrun has no place for this worker any more. Process sets
+    other than the global one are dropped (their ranks may be gone): their objects are invalidated; add them again
+    (add_process_set) in the reset callback."""
+    from hvd.torch.basics import _registry
+    for ps in _registry.values():
+        ps.invalidate()
+    _registry.clear()
     _C.elastic_reset()
 
 
