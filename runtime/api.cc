@@ -217,10 +217,10 @@ Handle broadcast_submit(const TensorView& tensor, const BroadcastOptions& option
   check_tensor(tensor, at, "tensor");
   check_root(options.root, Runtime::get().topology().size, at);
   const Member m = member_of(options.process_set, at);
-  Request q = make_request(OpType::kBroadcast, name_or_next(options.name, OpType::kBroadcast, m), tensor, m);
-  q.root = options.root;
   // The root is a rank of the job; the set's engine numbers its members 0.. in the set's order.
-  if (m.ranks) q.root = detail::root_in_set(options.root, *m.ranks, options.process_set, at);
+  const int root = m.ranks ? detail::root_in_set(options.root, *m.ranks, options.process_set, at) : options.root;
+  Request q = make_request(OpType::kBroadcast, name_or_next(options.name, OpType::kBroadcast, m), tensor, m);
+  q.root = root;
   return submit(m, std::move(q), tensor, tensor, {}, pickup);
 }
 }  // namespace
