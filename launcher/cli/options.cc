@@ -190,7 +190,7 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--max-restarts") > 0) {
     options.max_restarts = to_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
   }
-  options.plan = make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
+  check_plan_fits(options.hosts, options.np);  // the shortfall, naming the hosts; main.cc makes the plan
   resolve_elastic(options, raw.elastic, app, np_given);
 
   if (app.count("--start-timeout") > 0) {

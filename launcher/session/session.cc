@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/address.h"
 #include "common/crypto.h"
 #include "common/protocol.h"
 #include "launcher/session/agent_starter.h"
@@ -215,31 +216,33 @@ void Session::launch_all() {
   }
 }
 
-std::vector<std::pair<int, EnvMap>> Session::planned_ranks(const Agent& agent) const {
-  std::vector<std::pair<int, EnvMap>> ranks;
-  for (int r : agent.ranks) ranks.emplace_back(r, worker_env(plan_.slots[r], plan_.size(), options_, "", "", ""));
+std::vector<Session::WorkerLaunch> Session::planned_ranks(const Agent& agent) const {
+  std::vector<WorkerLaunch> ranks;
+  for (int r : agent.ranks) ranks.push_back({r, planned_contract(plan_.slots[r], plan_.size())});
   return ranks;
 }
 
 // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
 // address hvdrun saw the agent come from: both are known to route between these two hosts.
-void Session::send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks) {
-  agent.link->send(launch_message(agent.host, ranks, agent.link->local_address(), agent.link->remote_address()));
+void Session::send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers) {
+  agent.link->send(launch_message(agent.host, workers, agent.link->local_address(), agent.link->remote_address()));
 }
 
-// `ranks` carry their placement variables; the common ones are added here, per agent.
-nlohmann::json Session::launch_message(const std::string& host, const std::vector<std::pair<int, EnvMap>>& ranks,
+// Each worker's environment, built once: what it inherits, then its contract completed here, per agent.
+nlohmann::json Session::launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
                                        const std::string& store_host, const std::string& data_addr) const {
-  const std::string store_addr = store_host + ":" + std::to_string(server_->port());
+  const std::string store_addr = Address{store_host, server_->port()}.to_string();
   // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
   const EnvMap inherited = is_local_host(host) ? EnvMap{} : forwarded_env(environ);
-  const EnvMap common = common_worker_env(options_, store_addr, "", data_addr);
   nlohmann::json frames = nlohmann::json::array();
-  for (const auto& [rank, placement] : ranks) {
+  for (const auto& worker : workers) {
+    WorkerContract contract = worker.contract;
+    contract.store_addr = store_addr;
+    contract.data_addr = data_addr;
+    contract.exports = options_.exports;
     EnvMap env = inherited;
-    for (const auto& [name, value] : placement) env[name] = value;
-    for (const auto& [name, value] : common) env[name] = value;
-    frames.push_back({{"rank", rank}, {"env", env}});
+    write_worker_env(contract, env);
+    frames.push_back({{"rank", worker.id}, {"env", env}});
   }
   return {{"type", "launch"},
           {"command", options_.command},
@@ -509,15 +512,13 @@ void Session::start_agent(const HostSpec& host) {
 void Session::launch_workers(const std::string& host, const std::vector<WorkerLaunch>& workers) {
   Agent* agent = find_agent(host);
   if (!agent || !agent->link || agent->done || tearing_down_) return;
-  std::vector<std::pair<int, EnvMap>> ranks;
   for (const auto& w : workers) {
     ranks_[w.id] = Rank{};
     report_.add_rank(w.id, "worker " + std::to_string(w.id), host);
     agent->ranks.push_back(w.id);
-    ranks.emplace_back(w.id, EnvMap(w.env.begin(), w.env.end()));
   }
   launched_ = true;
-  send_launch(*agent, ranks);
+  send_launch(*agent, workers);
 }
 
 void Session::terminate_host(const std::string& host, const std::string& why) {

@@ -78,10 +78,10 @@ class Session : public elastic::SessionControl {
   void start_agents();
   Agent& add_agent(const HostSpec& host);
   AgentStart agent_start(const Agent& agent);
-  void send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks);
-  nlohmann::json launch_message(const std::string& host, const std::vector<std::pair<int, EnvMap>>& ranks,
+  void send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers);
+  nlohmann::json launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
                                 const std::string& store_host, const std::string& data_addr) const;
-  std::vector<std::pair<int, EnvMap>> planned_ranks(const Agent& agent) const;  // its ranks' placement variables
+  std::vector<WorkerLaunch> planned_ranks(const Agent& agent) const;  // its ranks' placements
   void tell_elastic_gone(Agent& agent, const std::string& reason);
   // elastic::SessionControl
   void start_agent(const HostSpec& host) override;

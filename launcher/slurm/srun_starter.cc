@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/address.h"
 #include "common/env.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -32,20 +33,16 @@ constexpr int kSrunTermWaitMs = 3'000;
 
 // The address of this machine that routes to `host` (a UDP connect sends nothing): the one its agent can reach.
 std::string address_toward(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), "9", &hints, &found); rc != 0) {
-    throw Error("cannot resolve Slurm node " + host + " (" + gai_strerror(rc) +
+  const Resolved found = resolve(host, 9, {.family = AF_INET, .socktype = SOCK_DGRAM});
+  if (!found) {
+    throw Error(ErrorKind::kUsage, "cannot resolve Slurm node " + host + " (" + found.error +
                 ") to find the address its agent connects back to; give --coordinator-addr or --network-interface");
   }
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
   UniqueFd probe(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   sockaddr_storage local{};
   socklen_t length = sizeof local;
   char text[NI_MAXHOST];
-  if (!probe.valid() || ::connect(probe.get(), found->ai_addr, found->ai_addrlen) != 0 ||
+  if (!probe.valid() || ::connect(probe.get(), found.list->ai_addr, found.list->ai_addrlen) != 0 ||
       ::getsockname(probe.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0 ||
       ::getnameinfo(reinterpret_cast<sockaddr*>(&local), length, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) {
     throw Error("no route from here to Slurm node " + host + " (" + std::strerror(errno) +
