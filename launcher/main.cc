@@ -13,7 +13,7 @@
 #include "launcher/checks/check_build.h"
 #include "launcher/checks/check_hosts.h"
 #include "launcher/checks/command_check.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 #include "launcher/cli/horovod_compat.h"
 #include "launcher/mpi/mpi_launch.h"
 #include "launcher/cli/options.h"

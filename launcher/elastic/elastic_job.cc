@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 
 namespace hvd::launcher::elastic {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 #include "launcher/plan/worker_env.h"
 
 namespace hvd::launcher {

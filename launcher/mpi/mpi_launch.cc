@@ -13,13 +13,13 @@
 #include <thread>
 
 #include "common/env.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 #include "launcher/plan/local_host.h"
 #include "launcher/mpi/mpi_command.h"
 #include "launcher/mpi/mpirun_child.h"
 #include "launcher/mpi/mpirun_probe.h"
 #include "launcher/mpi/mpirun_report.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 #include "launcher/plan/worker_env.h"
 
 extern char** environ;

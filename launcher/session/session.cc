@@ -11,9 +11,10 @@
 #include "common/crypto.h"
 #include "common/protocol.h"
 #include "launcher/session/agent_starter.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/start/coordinator_address.h"
+#include "launcher/report/exit_codes.h"
 #include "launcher/plan/local_host.h"
-#include "launcher/checks/same_machine.h"
+#include "launcher/plan/same_machine.h"
 #include "launcher/slurm/srun_starter.h"
 #include "launcher/plan/worker_env.h"
 
@@ -80,7 +81,7 @@ int Session::run() {
   // job's fixed list is in plan_.hosts from the start).
   const std::string bind_address = options_.elastic && !options_.elastic->discovery_script.empty()
                                        ? (options_.coordinator_addr.empty() ? "0.0.0.0" : options_.coordinator_addr)
-                                       : coordinator_bind_address(plan_, options_);
+                                       : coordinator_bind_address(plan_, options_.coordinator_addr);
   server_ =
       std::make_unique<CoordinationServer>(io_, bind_address, from_hex(secret_hex_),
                                            [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
@@ -141,7 +142,7 @@ void Session::start_agents() {
     // address hvdrun listens on (loopback, which both ends of its link will show) and starts the workers without
     // waiting for the handshake.
     if (agents_.size() == 1 && is_local_host(agent.host)) {
-      const std::string loopback = coordinator_bind_address(plan_, options_);
+      const std::string loopback = coordinator_bind_address(plan_, options_.coordinator_addr);
       start.first_launch = launch_message(agent.host, planned_ranks(agent), loopback, loopback);
     }
     try {
@@ -156,7 +157,11 @@ void Session::start_agents() {
   }
   if (srun_starts.empty()) return;
   try {
-    auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, options_);
+    const SrunOptions srun{.job_id = options_.slurm_job_id,
+                           .agent_path = options_.agent_path,
+                           .coordinator_addr = options_.coordinator_addr,
+                           .network_interface = options_.network_interface};
+    auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, srun);
     for (size_t i = 0; i < agents_.size(); ++i) agents_[i].process = std::move(processes[i]);
   } catch (const std::exception& e) {
     fail(exit_code::kStartFailed, std::string("hvdrun: cannot start the agents with srun: ") + e.what());

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "common/framed_connection.h"
-#include "launcher/session/agent_process.h"
+#include "launcher/start/agent_process.h"
 #include "launcher/session/coordination_server.h"
 #include "launcher/elastic/elastic_job.h"
 #include "launcher/cli/options.h"

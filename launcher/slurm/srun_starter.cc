@@ -19,9 +19,9 @@
 #include "common/env.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
-#include "launcher/session/agent_starter.h"
+#include "launcher/start/coordinator_address.h"
 #include "launcher/plan/local_host.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 
 namespace hvd::launcher {
 namespace {
@@ -51,10 +51,10 @@ std::string address_toward(const std::string& host) {
   return text;
 }
 
-std::string coordinator_address(const Plan& plan, const LaunchOptions& options) {
+std::string coordinator_address(const Plan& plan, const SrunOptions& options) {
   for (const auto& host : plan.hosts) {
     if (is_local_host(host.name)) continue;
-    const std::string chosen = chosen_coordinator_address(options);
+    const std::string chosen = chosen_coordinator_address(options.coordinator_addr, options.network_interface);
     return chosen.empty() ? address_toward(host.name) : chosen;
   }
   return "127.0.0.1";  // every agent runs on this node
@@ -182,7 +182,7 @@ std::vector<std::string> srun_command(const std::string& srun, const std::vector
 }
 
 std::vector<std::unique_ptr<AgentProcess>> start_srun_agents(asio::io_context& io, std::vector<AgentStart> starts,
-                                                             const Plan& plan, const LaunchOptions& options) {
+                                                             const Plan& plan, const SrunOptions& options) {
   const std::string coordinator = coordinator_address(plan, options);
   for (auto& s : starts) {
     s.coordinator_host = coordinator;
@@ -190,7 +190,7 @@ std::vector<std::unique_ptr<AgentProcess>> start_srun_agents(asio::io_context& i
   }
   std::string srun = hvd::env_var::text("HVD_SRUN").value_or("");
   if (srun.empty()) srun = "srun";
-  auto argv = srun_command(srun, starts, options.slurm_job_id);
+  auto argv = srun_command(srun, starts, options.job_id);
   spdlog::info("starting the agents: {}", shell_quote(argv));
   auto shared = std::make_shared<SharedStep>();
   shared->step = std::make_unique<SrunStep>(io, std::move(argv), starts.front().secret_hex);

@@ -1,4 +1,4 @@
-#include "launcher/session/agent_process.h"
+#include "launcher/start/agent_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
