@@ -139,8 +139,8 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining,
   return command;
 }
 
-void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
-  if (options.mpi) refuse_agent_flags_with_mpi(app);
+// -H, --hostfile or the Slurm allocation, and -np; returns whether -np was given.
+bool resolve_hosts(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
   const bool np_given = app.count("--num-proc") > 0;
   if (np_given) options.np = flag_int("-np", raw.np, 1, 1 << 20, "-np 4");
   if (app.count("--hosts") > 0 && app.count("--hostfile") > 0) {
@@ -159,17 +159,11 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   }
   if (!np_given) options.np = total_slots(options.hosts);
   if (allocation) check_against_allocation(options.hosts, options.np, *allocation);
-  if (app.count("--max-restarts") > 0) {
-    options.max_restarts = flag_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
-  }
-  check_plan_fits(options.hosts, options.np);  // the shortfall, naming the hosts; main.cc makes the plan
-  options.elastic = resolve_elastic(raw.elastic, app,
-                                    {.np_given = np_given,
-                                     .mpi = options.mpi,
-                                     .max_restarts = options.max_restarts > 0 || app.count("--max-restarts") > 0,
-                                     .slurm = options.launcher == LaunchOptions::Launcher::kSlurm},
-                                    options.np);
+  return np_given;
+}
 
+// --start-timeout (else HOROVOD_START_TIMEOUT), --kill-grace, --log-level, --output-filename and --report.
+void resolve_job_flags(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
   if (app.count("--start-timeout") > 0) {
     options.start_timeout_s = flag_seconds("--start-timeout", raw.start_timeout, false, "give e.g. --start-timeout 30");
   } else if (auto seconds = env_var::real(env_var::from_entries(environ_), "HOROVOD_START_TIMEOUT",
@@ -191,9 +185,10 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--report") > 0 && options.report_file.empty()) {
     throw UsageError("--report is empty; give a file to write the JSON report to");
   }
-  for (const auto& text : raw.exports) add_export(options, text, environ_);
-  for (const auto& text : tuning_exports(app, raw)) add_export(options, text, environ_);
+}
 
+// How agents on other hosts are reached (SSH, --agent-path, the coordinator's address), and --mpi-args.
+void resolve_remote_flags(LaunchOptions& options, const RawFlags& raw, const CLI::App& app) {
   if (app.count("--ssh-port") > 0) options.ssh_port = flag_int("--ssh-port", raw.ssh_port, 1, 65535, "-p 22");
   if (!options.ssh_identity_file.empty()) check_readable("--ssh-identity-file", options.ssh_identity_file);
   if (!options.ssh_config.empty()) check_readable("--ssh-config", options.ssh_config);
@@ -208,7 +203,10 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (!options.mpi_args.empty() && !options.mpi) throw UsageError("--mpi-args needs --mpi; add --mpi");
   // A bad quote is bad input, found before mpirun is looked for.
   if (options.mpi) split_shell_words(options.mpi_args, "--mpi-args");
+}
 
+// A command, unless a preflight runs instead of one.
+void check_command(const LaunchOptions& options) {
   const bool check_only = options.check_hosts || options.check_build;
   if (check_only && !options.command.empty()) {
     throw UsageError(std::string{options.check_hosts ? "--check-hosts" : "--check-build"} + " runs no command; drop '" +
@@ -217,6 +215,26 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (!check_only && options.command.empty()) {
     throw UsageError("no command given; usage: " + std::string{kUsage});
   }
+}
+
+void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
+  if (options.mpi) refuse_agent_flags_with_mpi(app);
+  const bool np_given = resolve_hosts(options, raw, app, environ_);
+  if (app.count("--max-restarts") > 0) {
+    options.max_restarts = flag_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
+  }
+  check_plan_fits(options.hosts, options.np);  // the shortfall, naming the hosts; main.cc makes the plan
+  options.elastic = resolve_elastic(raw.elastic, app,
+                                    {.np_given = np_given,
+                                     .mpi = options.mpi,
+                                     .max_restarts = options.max_restarts > 0 || app.count("--max-restarts") > 0,
+                                     .slurm = options.launcher == LaunchOptions::Launcher::kSlurm},
+                                    options.np);
+  resolve_job_flags(options, raw, app, environ_);
+  for (const auto& text : raw.exports) add_export(options, text, environ_);
+  for (const auto& text : tuning_exports(app, raw)) add_export(options, text, environ_);
+  resolve_remote_flags(options, raw, app);
+  check_command(options);
 }
 
 void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
