@@ -45,7 +45,7 @@ std::string address_toward(const std::string& host) {
   if (!probe.valid() || ::connect(probe.get(), found.list->ai_addr, found.list->ai_addrlen) != 0 ||
       ::getsockname(probe.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0 ||
       ::getnameinfo(reinterpret_cast<sockaddr*>(&local), length, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) {
-    throw Error("no route from here to Slurm node " + host + " (" + std::strerror(errno) +
+    throw Error(ErrorKind::kUsage, "no route from here to Slurm node " + host + " (" + std::strerror(errno) +
                 "); give --coordinator-addr or --network-interface");
   }
   return text;
@@ -67,14 +67,14 @@ class SrunStep {
   SrunStep(asio::io_context& io, std::vector<std::string> argv_strings, const std::string& secret_hex)
       : pidfd_watch_(io) {
     int in[2];
-    if (::pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("pipe for srun: ") + std::strerror(errno));
+    if (::pipe2(in, O_CLOEXEC) != 0) throw Error(ErrorKind::kBackend, std::string("pipe for srun: ") + std::strerror(errno));
     UniqueFd read_end(in[0]);
     stdin_.reset(in[1]);
     std::vector<char*> argv;
     for (auto& s : argv_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
     pid_ = ::fork();
-    if (pid_ < 0) throw Error(std::string("fork for srun: ") + std::strerror(errno));
+    if (pid_ < 0) throw Error(ErrorKind::kBackend, std::string("fork for srun: ") + std::strerror(errno));
     if (pid_ == 0) {
       ::dup2(read_end.get(), STDIN_FILENO);
       ::execvp(argv[0], argv.data());
@@ -124,7 +124,7 @@ class SrunStep {
   [[noreturn]] void abandon(const std::string& why) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
-    throw Error(why);
+    throw Error(ErrorKind::kBackend, why);
   }
 
   UniqueFd stdin_;

@@ -64,11 +64,11 @@ class SshAgentProcess : public AgentProcess {
   SshAgentProcess(asio::io_context& io, AgentStart start, const HostSpec& host, const SshOptions& ssh)
       : io_(io), start_(std::move(start)), host_(host), ssh_(ssh), alive_(std::make_shared<std::atomic<bool>>(true)),
         wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (!wake_.valid()) throw Error(start_.host + ": eventfd for the SSH starter: " + std::strerror(errno));
+    if (!wake_.valid()) throw Error(ErrorKind::kBackend, start_.host + ": eventfd for the SSH starter: " + std::strerror(errno));
     std::error_code ec;
     cwd_ = std::filesystem::current_path(ec).string();
     if (ec) {
-      throw Error(start_.host + ": cannot get hvdrun's working directory (" + ec.message() +
+      throw Error(ErrorKind::kBackend, start_.host + ": cannot get hvdrun's working directory (" + ec.message() +
                   "): start hvdrun from a directory that exists on every host");
     }
     thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
