@@ -65,15 +65,7 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
     ranks_[r] = Rank{};
     report_.add_rank(r, "rank " + std::to_string(r), plan_.slots[r].host);
   }
-  for (const auto& host : plan_.hosts) add_agent(host).ranks = plan_.ranks_on(host.name);
-}
-
-Session::Agent& Session::add_agent(const HostSpec& host) {
-  Agent agent;
-  agent.index = static_cast<int>(agents_.size());
-  agent.host = host.name;
-  agents_.push_back(std::move(agent));
-  return agents_.back();
+  for (const auto& host : plan_.hosts) fleet_.add(host.name).ranks = plan_.ranks_on(host.name);
 }
 
 int Session::run() {
@@ -126,13 +118,13 @@ AgentStart Session::agent_start(const Agent& agent) {
   start.coordinator_port = server_->port();
   start.secret_hex = secret_hex_;
   start.log_level = options_.verbose ? "info" : "warning";
-  start.on_ended = [this, index = agent.index](const std::string& reason) { on_agent_ended(agents_[index], reason); };
+  start.on_ended = [this, index = agent.index](const std::string& reason) { on_agent_ended(fleet_.at(index), reason); };
   return start;
 }
 
 void Session::start_agents() {
   std::vector<AgentStart> srun_starts;
-  for (auto& agent : agents_) {
+  for (auto& agent : fleet_) {
     AgentStart start = agent_start(agent);
     if (options_.launcher == LaunchOptions::Launcher::kSlurm) {
       srun_starts.push_back(std::move(start));  // one srun starts them all, below
@@ -141,7 +133,7 @@ void Session::start_agents() {
     // A job on this host alone is planned whole before its agent connects: the agent, forked, connects to the
     // address hvdrun listens on (loopback, which both ends of its link will show) and starts the workers without
     // waiting for the handshake.
-    if (agents_.size() == 1 && is_local_host(agent.host)) {
+    if (fleet_.size() == 1 && is_local_host(agent.host)) {
       const std::string loopback = coordinator_bind_address(plan_, options_.coordinator_addr);
       start.first_launch = launch_message(agent.host, planned_ranks(agent), loopback, loopback);
     }
@@ -162,32 +154,17 @@ void Session::start_agents() {
                            .coordinator_addr = options_.coordinator_addr,
                            .network_interface = options_.network_interface};
     auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, srun);
-    for (size_t i = 0; i < agents_.size(); ++i) agents_[i].process = std::move(processes[i]);
+    for (size_t i = 0; i < fleet_.size(); ++i) fleet_.at(static_cast<int>(i)).process = std::move(processes[i]);
   } catch (const std::exception& e) {
     fail(exit_code::kStartFailed, std::string("hvdrun: cannot start the agents with srun: ") + e.what());
   }
 }
 
-std::vector<std::string> Session::connected_hosts() const {
-  std::vector<std::string> hosts;
-  for (const auto& a : agents_) {
-    if (a.link) hosts.push_back(a.host);
-  }
-  return hosts;
-}
-
-// The host's current agent: an elastic job may have started it again after an earlier one ended.
-Session::Agent* Session::find_agent(const std::string& host) {
-  Agent* found = nullptr;
-  for (auto& a : agents_) {
-    if (a.host == host && (!found || !a.done)) found = &a;
-  }
-  return found;
-}
+std::vector<std::string> Session::connected_hosts() const { return fleet_.connected_hosts(); }
 
 void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
   const std::string host = hello.value("host", "");
-  Agent* agent = find_agent(host);
+  Agent* agent = fleet_.find(host);
   if (!agent || agent->link || agent->done || tearing_down_) {
     spdlog::warn("rejected an agent link from {} for host '{}': {}", link->peer(), host,
                  agent ? "that host's agent is already connected" : "no such host in this job");
@@ -201,12 +178,8 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
                      [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
   spdlog::info("agent on {} connected from {}", host, link->peer());
   if (elastic_) return elastic_->on_agent_connected(host);
-  for (const auto& a : agents_) {
-    if (!a.link) return check_start_failures();
-  }
-  std::vector<std::string> machines;
-  for (const auto& a : agents_) machines.push_back(a.machine);
-  if (auto problem = same_machine_problem(plan_.hosts, machines); !problem.empty()) {
+  if (!fleet_.all_linked()) return check_start_failures();
+  if (auto problem = same_machine_problem(plan_.hosts, fleet_.machines()); !problem.empty()) {
     return fail(exit_code::kUsage, "hvdrun: " + problem);
   }
   launch_all();
@@ -215,7 +188,7 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
 void Session::launch_all() {
   start_timer_.cancel();
   launched_ = true;
-  for (auto& agent : agents_) {
+  for (auto& agent : fleet_) {
     if (agent.process && agent.process->took_first_launch()) continue;  // its workers run already
     send_launch(agent, planned_ranks(agent));
   }
@@ -380,21 +353,13 @@ void Session::report_host_lost(const Agent& agent, const std::string& reason) {
 
 void Session::check_start_failures() {
   // Wait until every host has either connected or failed, so the error names every failed host at once.
-  std::string failures;
-  for (const auto& a : agents_) {
-    if (!a.link && a.failure.empty()) return;
-    if (!a.failure.empty()) failures += (failures.empty() ? "" : "; ") + a.failure;
-  }
-  if (!failures.empty()) fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + failures);
+  const auto failures = fleet_.start_failures();
+  if (failures && !failures->empty()) fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + *failures);
 }
 
 void Session::on_start_timeout() {
-  std::string missing;
-  for (const auto& a : agents_) {
-    if (!a.link) missing += (missing.empty() ? "" : ", ") + a.host + (a.failure.empty() ? "" : " (" + a.failure + ")");
-  }
   fail(exit_code::kStartFailed, "hvdrun: the job did not start: no agent connected within " +
-                                    seconds(options_.start_timeout_s) + " from " + missing +
+                                    seconds(options_.start_timeout_s) + " from " + fleet_.unconnected() +
                                     "; check the hosts or raise --start-timeout");
 }
 
@@ -412,8 +377,8 @@ void Session::begin_teardown() {
   if (tearing_down_) return;
   tearing_down_ = true;
   start_timer_.cancel();
-  for (auto& a : agents_) {
-    if (a.link && a.link->open() && !a.done) {
+  for (auto& a : fleet_) {
+    if (a.live()) {
       a.link->send({{"type", "terminate"}});
     } else if (!a.done) {
       a.process.reset();  // never connected: closing its stdin stops it
@@ -442,9 +407,7 @@ void Session::force_stop() {
 
 void Session::kill_now() {
   killing_ = true;
-  for (auto& a : agents_) {
-    if (a.link && a.link->open() && !a.done) a.link->send({{"type", "kill"}});
-  }
+  fleet_.send_to_live({{"type", "kill"}});
   teardown_timer_.expires_after(kKillConfirmBound);
   teardown_timer_.async_wait([this](std::error_code ec) {
     if (!ec) finish(false);
@@ -462,11 +425,7 @@ void Session::finish(bool drain_output) {
     if (auto summary = report_.summary(); !summary.empty()) printer_.message(summary);
   }
   // Closing the agents' stdin makes each kill what is left of its workers and exit.
-  for (auto& a : agents_) {
-    if (a.link) a.link->close("hvdrun is stopping");
-    a.process.reset();
-    a.done = true;
-  }
+  fleet_.close_all("hvdrun is stopping");
   server_->close();
   heartbeat_timer_.cancel();
   start_timer_.cancel();
@@ -483,10 +442,7 @@ void Session::maybe_finish() {
   bool all_ranks_exited = !elastic_;  // an elastic job ends when the elastic job says so
   for (const auto& [rank, r] : ranks_) all_ranks_exited = all_ranks_exited && r.exited;
   if (!all_ranks_exited && !tearing_down_) return;
-  for (const auto& a : agents_) {
-    if (!a.done) return;
-  }
-  finish(!killing_);
+  if (fleet_.all_done()) finish(!killing_);
 }
 
 // --- elastic::SessionControl ---------------------------------------------------------------------------------
@@ -503,19 +459,19 @@ void Session::start_agent(const HostSpec& host) {
   if (std::none_of(plan_.hosts.begin(), plan_.hosts.end(), [&](const HostSpec& h) { return h.name == host.name; })) {
     plan_.hosts.push_back(host);
   }
-  Agent& agent = add_agent(host);
+  Agent& agent = fleet_.add(host.name);
   try {
     agent.process = launcher::start_agent(io_, agent_start(agent), plan_, options_);
   } catch (const std::exception& e) {
     agent.failure = e.what();
     agent.done = true;
     // Told after this call returns: the elastic job is in the middle of deciding.
-    asio::post(io_, [this, index = agent.index] { tell_elastic_gone(agents_[index], agents_[index].failure); });
+    asio::post(io_, [this, index = agent.index] { tell_elastic_gone(fleet_.at(index), fleet_.at(index).failure); });
   }
 }
 
 void Session::launch_workers(const std::string& host, const std::vector<WorkerLaunch>& workers) {
-  Agent* agent = find_agent(host);
+  Agent* agent = fleet_.find(host);
   if (!agent || !agent->link || agent->done || tearing_down_) return;
   for (const auto& w : workers) {
     ranks_[w.id] = Rank{};
@@ -527,13 +483,13 @@ void Session::launch_workers(const std::string& host, const std::vector<WorkerLa
 }
 
 void Session::terminate_host(const std::string& host, const std::string& why) {
-  Agent* agent = find_agent(host);
+  Agent* agent = fleet_.find(host);
   if (!agent || agent->done) return;
   spdlog::info("stopping the agent on {}: {}", host, why);
   if (agent->link && agent->link->open()) return agent->link->send({{"type", "terminate"}, {"reason", why}});
   agent->process.reset();  // never connected: closing its stdin stops it
   agent->done = true;
-  asio::post(io_, [this, index = agent->index] { tell_elastic_gone(agents_[index], "stopped before it connected"); });
+  asio::post(io_, [this, index = agent->index] { tell_elastic_gone(fleet_.at(index), "stopped before it connected"); });
 }
 
 void Session::succeed() {
@@ -548,7 +504,7 @@ void Session::message(const std::string& text) { printer_.message(text); }
 void Session::set_store_key(const std::string& key, const std::string& value) { server_->store().set(key, value); }
 
 void Session::on_output_written(int index, std::size_t bytes) {
-  Agent& agent = agents_.at(index);
+  Agent& agent = fleet_.at(index);
   agent.credit_due += bytes;
   // Credit in batches, and all of it once hvdrun holds nothing more, so an agent is never left waiting.
   if (agent.credit_due < protocol::kOutputWindow / 4 && printer_.buffered() > 0) return;
@@ -560,15 +516,7 @@ void Session::do_heartbeat() {
   heartbeat_timer_.expires_after(protocol::kHeartbeatInterval);
   heartbeat_timer_.async_wait([this](std::error_code ec) {
     if (ec) return;
-    const auto now = std::chrono::steady_clock::now();
-    for (auto& a : agents_) {
-      if (!a.link || !a.link->open() || a.done) continue;
-      if (now - a.last_heard > protocol::kHeartbeatTimeout) {
-        a.link->close("no heartbeat for " + std::to_string(protocol::kHeartbeatTimeout.count()) + " s");
-        continue;
-      }
-      a.link->send_urgent({{"type", "heartbeat"}});
-    }
+    fleet_.heartbeat();
     do_heartbeat();
   });
 }

@@ -34,6 +34,7 @@
 
 #include "common/framed_connection.h"
 #include "launcher/start/agent_process.h"
+#include "launcher/session/agent_fleet.h"
 #include "launcher/session/coordination_server.h"
 #include "launcher/elastic/elastic_job.h"
 #include "launcher/cli/options.h"
@@ -57,26 +58,13 @@ class Session : public elastic::SessionControl {
   std::vector<std::string> connected_hosts() const;
 
  private:
-  struct Agent {
-    int index = 0;  // in agents_: the owner of its output's credit
-    std::string host;
-    std::vector<int> ranks;
-    std::unique_ptr<AgentProcess> process;
-    std::shared_ptr<FramedConnection> link;
-    std::chrono::steady_clock::time_point last_heard;
-    std::string failure;         // why it could not start, if it could not
-    std::string machine;         // the identity its hello reported (same_machine.h)
-    bool done = false;           // said bye, or its link is gone
-    std::size_t credit_due = 0;  // output written out, not yet credited back
-    bool elastic_told = false;   // the elastic job heard that this agent is gone
-  };
+  using Agent = FleetAgent;
   struct Rank {
     int pid = 0;
     bool exited = false;
   };
 
   void start_agents();
-  Agent& add_agent(const HostSpec& host);
   AgentStart agent_start(const Agent& agent);
   void send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers);
   nlohmann::json launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
@@ -107,7 +95,6 @@ class Session : public elastic::SessionControl {
   void maybe_finish();
   void do_heartbeat();
   void do_wait_signal();
-  Agent* find_agent(const std::string& host);
   void report_host_lost(const Agent& agent, const std::string& reason);
   void log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit);
   int conclude();  // after the event loop: the report written, hvdrun's exit code
@@ -122,7 +109,7 @@ class Session : public elastic::SessionControl {
   OutsideStopHold outside_stop_;  // a rank stopped from outside: the teardown waits for the stop to reach the rest
   std::unique_ptr<CoordinationServer> server_;
   OutputPrinter printer_;
-  std::deque<Agent> agents_;   // a deque: an elastic job adds agents, and handlers hold references to them
+  AgentFleet fleet_;
   std::map<int, Rank> ranks_;  // by rank (static) or worker id (elastic)
   std::unique_ptr<elastic::ElasticJob> elastic_;
   std::optional<int> exit_code_;  // set by the first failure; the report's verdict may name another (conclude)
