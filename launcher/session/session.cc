@@ -50,8 +50,7 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       outside_stop_(io_, [this](int code, const std::string& message) { fail(code, message); }),
       printer_(io_, options_.output_dir, options_.prefix_timestamp,
                [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
-      ranks_(),
-      report_(options_.elastic.has_value()) {
+      outcome_(options_.elastic.has_value()) {
   if (options_.elastic) {
     // The elastic job starts agents as hosts come; plan_.hosts collects them (start_agent looks them up there).
     // A fixed list is known now: the coordinator's address and the local agent's follow it from the start.
@@ -62,8 +61,7 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
     return;
   }
   for (int r = 0; r < plan_.size(); ++r) {
-    ranks_[r] = Rank{};
-    report_.add_rank(r, "rank " + std::to_string(r), plan_.slots[r].host);
+    outcome_.add(r, "rank " + std::to_string(r), plan_.slots[r].host);
   }
   for (const auto& host : plan_.hosts) fleet_.add(host.name).ranks = plan_.ranks_on(host.name);
 }
@@ -102,13 +100,8 @@ int Session::run() {
 }
 
 int Session::conclude() {
-  if (!options_.report_file.empty()) {
-    std::string error;
-    if (!report_.write(options_.report_file, error)) std::cerr << "hvdrun: " << error << std::endl;
-  }
   // Elastic jobs and preflights keep hvdrun's own code; a static job's is the root cause's (ranking.h).
-  if (elastic_ || output_handler_) return exit_code_.value_or(exit_code::kOk);
-  return report_.verdict().exit_code;
+  return outcome_.conclude(options_.report_file, elastic_ || output_handler_);
 }
 
 AgentStart Session::agent_start(const Agent& agent) {
@@ -249,14 +242,12 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
       printer_.lines(rank, is_stderr, lines, index, cost);
     }
   } else if (type == "started") {
-    ranks_[message.at("rank").get<int>()].pid = message.value("pid", 0);
-    report_.started(message.at("rank").get<int>(), message.value("pid", 0));
+    outcome_.started(message.at("rank").get<int>(), message.value("pid", 0));
   } else if (type == "exit") {
     on_worker_exit(agent, message);
   } else if (type == "spawn_failed") {
     const int rank = message.value("rank", -1);
-    ranks_[rank].exited = true;
-    report_.spawn_failed(rank, message.value("code", exit_code::kNotFound), message.value("error", "cannot start"));
+    outcome_.spawn_failed(rank, message.value("code", exit_code::kNotFound), message.value("error", "cannot start"));
     fail(message.value("code", exit_code::kNotFound),
          "hvdrun: rank " + std::to_string(rank) + " on " + agent.host + ": " + message.value("error", "cannot start"));
   } else if (type == "bye") {
@@ -270,8 +261,7 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
 
 void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
   const int rank = message.at("rank").get<int>();
-  ranks_[rank].exited = true;
-  report_.exited(rank, message);
+  outcome_.exited(rank, message);
   if (elastic_) {
     std::optional<int> code, signal;
     if (message.contains("signal")) signal = message.at("signal").get<int>();
@@ -283,7 +273,7 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
       "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
   if (message.contains("signal") && message.value("outside", false)) {
     const int signal = message.at("signal").get<int>();
-    if (!exit_code_) {
+    if (!outcome_.exit_code()) {
       outside_stop_.hold(exit_code::kSignalBase + signal,
                          "hvdrun: " + who + " was stopped from outside the job (" + describe_signal(signal) + ")");
     }
@@ -293,9 +283,7 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
   } else if (int code = message.value("code", 0); code != 0) {
     fail(code, "hvdrun: " + who + " exited with code " + std::to_string(code));
   }
-  bool all_exited = true;
-  for (const auto& [r, state] : ranks_) all_exited = all_exited && state.exited;
-  if (all_exited) outside_stop_.release();
+  if (outcome_.all_exited()) outside_stop_.release();
   maybe_finish();
 }
 
@@ -338,7 +326,7 @@ void Session::on_agent_ended(Agent& agent, const std::string& reason) {
 void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit) {
   const bool failed = exit.contains("signal") || exit.value("code", 0) != 0;
   if (!failed || exit.value("stopped", false) || exit.value("outside", false) || finishing_) return;
-  if (auto reason = report_.reason_of(id); !reason.empty()) {
+  if (auto reason = outcome_.report().reason_of(id); !reason.empty()) {
     printer_.message("hvdrun: the reset's root cause: worker " + std::to_string(id) + " on " + agent.host + ": " +
                      reason);
   }
@@ -348,7 +336,7 @@ void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json
 // when hvdrun does not stop the job for it again).
 void Session::report_host_lost(const Agent& agent, const std::string& reason) {
   if (!launched_ || finishing_) return;
-  report_.host_lost(agent.host, reason);
+  outcome_.report().host_lost(agent.host, reason);
 }
 
 void Session::check_start_failures() {
@@ -364,10 +352,9 @@ void Session::on_start_timeout() {
 }
 
 void Session::fail(int code, const std::string& message) {
-  if (!exit_code_ && outside_stop_.holding()) return outside_stop_.release();  // that stop came first
-  if (exit_code_) return;  // the first failure decides the job's fate
-  exit_code_ = code;
-  report_.failed(code, message);
+  if (!outcome_.exit_code() && outside_stop_.holding()) return outside_stop_.release();  // that stop came first
+  if (!outcome_.decide(code)) return;  // the first failure decides the job's fate
+  outcome_.report().failed(code, message);
   printer_.message(message);
   if (elastic_) elastic_->stop(message);
   begin_teardown();
@@ -422,7 +409,7 @@ void Session::finish(bool drain_output) {
   }
   finishing_ = true;
   if (!output_handler_) {
-    if (auto summary = report_.summary(); !summary.empty()) printer_.message(summary);
+    if (auto summary = outcome_.report().summary(); !summary.empty()) printer_.message(summary);
   }
   // Closing the agents' stdin makes each kill what is left of its workers and exit.
   fleet_.close_all("hvdrun is stopping");
@@ -439,8 +426,7 @@ void Session::finish(bool drain_output) {
 }
 
 void Session::maybe_finish() {
-  bool all_ranks_exited = !elastic_;  // an elastic job ends when the elastic job says so
-  for (const auto& [rank, r] : ranks_) all_ranks_exited = all_ranks_exited && r.exited;
+  const bool all_ranks_exited = !elastic_ && outcome_.all_exited();  // an elastic job ends when it says so
   if (!all_ranks_exited && !tearing_down_) return;
   if (fleet_.all_done()) finish(!killing_);
 }
@@ -450,7 +436,7 @@ void Session::maybe_finish() {
 void Session::tell_elastic_gone(Agent& agent, const std::string& reason) {
   if (agent.elastic_told || finishing_) return;
   agent.elastic_told = true;
-  for (int id : agent.ranks) ranks_[id].exited = true;
+  for (int id : agent.ranks) outcome_.gone(id);
   elastic_->on_host_lost(agent.host, reason);
 }
 
@@ -474,8 +460,7 @@ void Session::launch_workers(const std::string& host, const std::vector<WorkerLa
   Agent* agent = fleet_.find(host);
   if (!agent || !agent->link || agent->done || tearing_down_) return;
   for (const auto& w : workers) {
-    ranks_[w.id] = Rank{};
-    report_.add_rank(w.id, "worker " + std::to_string(w.id), host);
+    outcome_.add(w.id, "worker " + std::to_string(w.id), host);
     agent->ranks.push_back(w.id);
   }
   launched_ = true;
@@ -493,8 +478,7 @@ void Session::terminate_host(const std::string& host, const std::string& why) {
 }
 
 void Session::succeed() {
-  if (exit_code_) return;
-  exit_code_ = exit_code::kOk;
+  if (!outcome_.decide(exit_code::kOk)) return;
   elastic_->stop("the job is done");
   begin_teardown();
 }
@@ -525,13 +509,13 @@ void Session::do_wait_signal() {
   signals_.async_wait([this](std::error_code ec, int signal) {
     if (ec) return;
     if (finishing_) return finish(false);  // only output left to write: stop without it
-    if (tearing_down_ && exit_code_ && *exit_code_ == exit_code::kSignalBase + signal) {
+    if (tearing_down_ && outcome_.exit_code() == exit_code::kSignalBase + signal) {
       printer_.message("hvdrun: " + describe_signal(signal) + " again; killing every worker now");
       kill_now();
       return do_wait_signal();
     }
     outside_stop_.drop();  // hvdrun's own signal is the news
-    if (!exit_code_) report_.stopped_by(signal);
+    if (!outcome_.exit_code()) outcome_.report().stopped_by(signal);
     fail(exit_code::kSignalBase + signal,
          "hvdrun: received " + describe_signal(signal) + "; stopping the job on every host");
     do_wait_signal();

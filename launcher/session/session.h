@@ -36,13 +36,13 @@
 #include "launcher/start/agent_process.h"
 #include "launcher/session/agent_fleet.h"
 #include "launcher/session/coordination_server.h"
+#include "launcher/session/job_outcome.h"
 #include "launcher/elastic/elastic_job.h"
 #include "launcher/cli/options.h"
 #include "launcher/session/output_printer.h"
 #include "launcher/session/outside_stop_hold.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/worker_env.h"
-#include "launcher/report/job_report.h"
 
 namespace hvd::launcher {
 
@@ -59,10 +59,6 @@ class Session : public elastic::SessionControl {
 
  private:
   using Agent = FleetAgent;
-  struct Rank {
-    int pid = 0;
-    bool exited = false;
-  };
 
   void start_agents();
   AgentStart agent_start(const Agent& agent);
@@ -110,10 +106,8 @@ class Session : public elastic::SessionControl {
   std::unique_ptr<CoordinationServer> server_;
   OutputPrinter printer_;
   AgentFleet fleet_;
-  std::map<int, Rank> ranks_;  // by rank (static) or worker id (elastic)
+  JobOutcome outcome_;
   std::unique_ptr<elastic::ElasticJob> elastic_;
-  std::optional<int> exit_code_;  // set by the first failure; the report's verdict may name another (conclude)
-  report::JobReport report_;
   OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;
