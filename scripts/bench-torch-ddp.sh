@@ -73,18 +73,24 @@ run_ddp() {  # NP MODEL BATCH -> BENCH line, or FAILED; the ranks started as tor
       timeout -k 10 "$run_timeout" $py "$worker" --side ddp $(loop_args "$2" "$3") >>"$log" 2>&1 &
     pids+=($!)
   done
-  local left=("${pids[@]}") done_pid
-  while ((${#left[@]} > 0)); do
-    wait -n -p done_pid "${left[@]}" && rc=0 || rc=$?
-    if ((rc == 0)); then
-      mapfile -t left < <(printf '%s\n' "${left[@]}" | grep -vx "$done_pid")
-      continue
-    fi
-    why=$( ((rc == 124 || rc == 137)) && echo "a rank did not exit within ${run_timeout}s" || echo "a rank exited $rc")
-    kill -TERM "${left[@]}" 2>/dev/null || true
-    wait "${left[@]}" 2>/dev/null || true
-    break
+  # Polled, not `wait -n`: bash may have reaped a rank that ended meanwhile, and `wait -n PID` then fails ("no such
+  # job"), while `wait PID` still returns that rank's status.
+  local left=("${pids[@]}") still p
+  while ((${#left[@]} > 0)) && [ -z "$why" ]; do
+    still=()
+    for p in "${left[@]}"; do
+      if kill -0 "$p" 2>/dev/null; then still+=("$p"); continue; fi
+      wait "$p" && rc=0 || rc=$?
+      ((rc == 0)) && continue
+      why=$( ((rc == 124)) && echo "a rank did not exit within ${run_timeout}s" || echo "a rank exited $rc")
+    done
+    left=("${still[@]}")
+    [ -n "$why" ] || sleep 0.2
   done
+  if [ -n "$why" ]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+  fi
   if [ -n "$why" ]; then report_failure ddp "$log" "$why (port $port)"
   elif ! bench_line <"$log"; then report_failure ddp "$log" "no BENCH line"; fi
 }

@@ -9,11 +9,12 @@ Each side runs with its own defaults: hvd as `hvd.DistributedOptimizer` under hv
 environment torchrun gives. --threads sets torch's intra-op threads (0: leave torch's default). Rank 0 prints one
 line `BENCH side=... samples_per_sec=...` with the threads, CPU affinity and peak memory of every rank.
 
-How much of backward the allreduces hide (hvd): each timed step is timed in parts on rank 0, backward (from its
-call to its return: hvd's hooks launch each gradient's allreduce inside it) and the wait (from backward's return to
-synchronize()'s: the communication backward did not hide). After the timed steps, the same gradients are allreduced
-with nothing to overlap (all launched at once, then waited for: comm_ms), so hidden = 1 - wait_ms / comm_ms is the
-share of that communication time backward covered. DDP's own allreduces run inside its backward, so its wait is 0
+How much of backward the allreduces hide (hvd): each timed step is timed in parts, backward (from its call to its
+return: hvd's hooks launch each gradient's allreduce inside it) and the wait (from backward's return to
+synchronize()'s). A rank's wait also holds its peers' lateness (a slower backward elsewhere); the rank whose backward
+ends last waits for nothing but the communication its backward did not hide, so wait_ms is the smallest rank's.
+After the timed steps, the same gradients are allreduced with nothing to overlap (all launched at once, then waited
+for: comm_ms), so hidden = 1 - wait_ms / comm_ms is the share of that communication time backward covered. DDP's own allreduces run inside its backward, so its wait is 0
 and its backward_ms includes them.
 """
 
@@ -184,7 +185,8 @@ def main():
     for _ in range(args.steps):
         step()
     elapsed = time.perf_counter() - start
-    backward_ms, wait_ms = (1000 * parts[k] / args.steps for k in ("backward", "wait"))
+    backward_ms, my_wait_ms = (1000 * parts[k] / args.steps for k in ("backward", "wait"))
+    wait_ms = min(float(w) for w in side.gather_text(f"{my_wait_ms}"))
     comm_ms = side.comm_alone_ms(model.module if args.side == "ddp" else model, repeats=min(args.steps, 20))
     hidden = max(0.0, 1.0 - wait_ms / comm_ms) if comm_ms > 0 else 0.0
     samples_per_sec = args.steps * args.batch_size * side.size / elapsed
