@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "agent/machine_identity.h"
+#include "common/address.h"
 #include "common/protocol.h"
 
 namespace hvd::agent {
@@ -55,8 +56,7 @@ Agent::Agent(AgentOptions options)
 Agent::~Agent() = default;
 
 std::string Agent::address() const {
-  const auto& h = options_.coordinator_host;
-  return (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" + std::to_string(options_.coordinator_port);
+  return Address{options_.coordinator_host, options_.coordinator_port}.to_string();
 }
 
 int Agent::run() {
@@ -187,7 +187,7 @@ void Agent::launch(const nlohmann::json& message) {
     for (const auto& r : message.at("ranks")) {
       SpawnOptions spawn = base;
       int rank = r.at("rank").get<int>();
-      spawn.env[protocol::kEnvStoreAddr] = address();
+      // The launch frame carries the rest of the contract; the secret stays off it (agent.h).
       spawn.env[protocol::kEnvSecret] = options_.secret_hex;
       if (r.contains("env")) {
         for (const auto& [name, value] : r.at("env").items()) spawn.env[name] = env_value(value);

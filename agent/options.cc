@@ -3,28 +3,18 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <string_view>
 
+#include "common/address.h"
 #include "common/crypto.h"
 #include "common/error.h"
 
 namespace hvd::agent {
 
 void parse_coordinator(const std::string& text, AgentOptions& options) {
-  auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    throw Error("--coordinator '" + text + "' is not HOST:PORT (e.g. 10.0.0.1:4000)");
-  }
-  std::string host = text.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  int port = 0;
-  auto [end, ec] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
-  if (ec != std::errc() || end != text.data() + text.size() || port < 1 || port > 65535) {
-    throw Error("--coordinator '" + text + "': the port must be a number from 1 to 65535");
-  }
-  options.coordinator_host = host;
-  options.coordinator_port = port;
+  Address address = parse_address(text, "--coordinator");
+  options.coordinator_host = std::move(address.host);
+  options.coordinator_port = address.port;
 }
 
 void read_secret(int fd, AgentOptions& options) {
@@ -40,15 +30,15 @@ void read_secret(int fd, AgentOptions& options) {
     std::string_view got(chunk, static_cast<std::size_t>(n));
     const auto newline = got.find('\n');
     line.append(got.substr(0, newline));
-    if (line.size() > kMaxLine) throw Error("the job secret line on stdin is too long");
+    if (line.size() > kMaxLine) throw Error(ErrorKind::kUsage, "the job secret line on stdin is too long");
     if (newline != std::string_view::npos) break;
   }
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  if (line.empty()) throw Error("no job secret on stdin (hvdrun writes it there; run the agent through hvdrun)");
+  if (line.empty()) throw Error(ErrorKind::kUsage, "no job secret on stdin (hvdrun writes it there; run the agent through hvdrun)");
   try {
     options.secret = from_hex(line);
   } catch (const Error&) {
-    throw Error("the job secret on stdin is not hex");
+    throw Error(ErrorKind::kUsage, "the job secret on stdin is not hex");
   }
   options.secret_hex = line;
 }

@@ -12,12 +12,14 @@
 #include <string>
 #include <thread>
 
+#include "common/address.h"
 #include "common/blocking_channel.h"
 #include "common/crypto.h"
 #include "common/env.h"
 #include "common/error.h"
 #include "common/protocol.h"
 #include "common/unique_fd.h"
+#include "common/worker_contract.h"
 #include "runtime/store/tcp_store.h"
 
 namespace hvd::agent {
@@ -26,8 +28,16 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kPeerTimeout = 10s;
 
-std::string env_or_throw(const char* name) {
-  return env_var::required(name, "--check-peers runs only under hvdrun --check-hosts");
+// The contract hvdrun --check-hosts gives its probe workers: a placement, the store and the secret.
+WorkerContract probe_contract() {
+  WorkerContract contract = read_worker_contract(env_var::process());
+  const char* missing = !contract.placement   ? worker_var::kRank
+                        : !contract.hostname  ? worker_var::kHostname
+                        : !contract.store_addr ? protocol::kEnvStoreAddr
+                        : !contract.secret_hex ? protocol::kEnvSecret
+                                               : nullptr;
+  if (missing) throw UsageError(std::string(missing) + " is not set: --check-peers runs only under hvdrun --check-hosts");
+  return contract;
 }
 
 // A listener on `address` (port chosen by the kernel); returns the fd and fills the "addr:port" it bound.
@@ -35,9 +45,9 @@ UniqueFd listen_on(const std::string& address, std::string& bound) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, address.c_str(), &sa.sin_addr) != 1) throw Error("not an IPv4 address: " + address);
+  if (::inet_pton(AF_INET, address.c_str(), &sa.sin_addr) != 1) throw Error(ErrorKind::kUsage, "not an IPv4 address: " + address);
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd.get(), 64) != 0) {
-    throw Error("cannot listen on " + address + ": " + std::strerror(errno));
+    throw Error(ErrorKind::kBackend, "cannot listen on " + address + ": " + std::strerror(errno));
   }
   socklen_t len = sizeof sa;
   ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&sa), &len);
@@ -48,18 +58,14 @@ UniqueFd listen_on(const std::string& address, std::string& bound) {
 }  // namespace
 
 int run_peer_check() {
-  const int size =
-      static_cast<int>(env_var::parse_integer("HOROVOD_SIZE", env_or_throw("HOROVOD_SIZE"), env_var::at_least(1)));
-  const int rank = static_cast<int>(
-      env_var::parse_integer("HOROVOD_RANK", env_or_throw("HOROVOD_RANK"), env_var::between(0, size - 1)));
-  const std::string host = env_or_throw("HOROVOD_HOSTNAME");
-  const auto data_addr_env = env_var::text(protocol::kEnvDataAddr);
-  const char* data_addr = env_var::c_str(data_addr_env);
-  auto store = detail::TcpStore::connect(env_or_throw(protocol::kEnvStoreAddr),
-                                         from_hex(env_or_throw(protocol::kEnvSecret)), rank);
+  const WorkerContract contract = probe_contract();
+  const int size = contract.placement->size;
+  const int rank = contract.placement->rank;
+  const std::string& host = *contract.hostname;
+  auto store = detail::TcpStore::connect(*contract.store_addr, from_hex(*contract.secret_hex), rank);
 
   std::string bound;
-  UniqueFd listener = listen_on(data_addr && *data_addr ? data_addr : "0.0.0.0", bound);
+  UniqueFd listener = listen_on(contract.data_addr.empty() ? "0.0.0.0" : contract.data_addr, bound);
   // Accept and drop whatever connects until every host is done: reaching the port is the check.
   std::jthread acceptor([&listener](std::stop_token stop) {
     while (!stop.stop_requested()) {
@@ -77,8 +83,8 @@ int run_peer_check() {
     std::string address = entry.substr(entry.find(' ') + 1);
     auto start = std::chrono::steady_clock::now();
     try {
-      auto colon = address.rfind(':');
-      connect_tcp(address.substr(0, colon), std::stoi(address.substr(colon + 1)), 5s);
+      const Address peer_address = parse_address(address, "the address rank " + std::to_string(peer) + " published");
+      connect_tcp(peer_address.host, peer_address.port, 5s);
       auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::printf("CHECK %s %s %s ok %.1f\n", host.c_str(), peer_host.c_str(), address.c_str(), ms);
     } catch (const std::exception& e) {

@@ -219,6 +219,69 @@ std::pair<UniqueFd, UniqueFd> make_pipe(const std::string& what) {
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
+// Starts the child with every signal blocked (no handler may run on its borrowed stack): into the job's cgroup with
+// clone3 where it can, else with clone, the child writing itself into cgroup.procs when a cgroup is asked for.
+pid_t clone_child(const SpawnOptions& options, ChildArgs& child, std::byte* stack, std::size_t stack_bytes,
+                  const std::string& cannot_spawn) {
+  sigset_t all, previous;
+  ::sigfillset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, &previous);
+  pid_t pid = -1;
+  int clone_errno = 0;
+  if (options.cgroup_dir >= 0) {
+    UniqueFd failure_r, failure_w;
+    if (!kCgroupChildSharesMemory) {
+      std::tie(failure_r, failure_w) = make_pipe(cannot_spawn);
+      child.failure_fd = failure_w.get();
+    }
+    pid = clone_into_cgroup(options.cgroup_dir, child, stack, stack_bytes);
+    clone_errno = errno;
+    if (failure_w.valid()) {
+      failure_w.reset();
+      if (pid > 0 && ::read(failure_r.get(), child.failure, sizeof *child.failure) != sizeof *child.failure) {
+        *child.failure = {};
+      }
+      child.failure_fd = -1;
+    }
+    if (pid < 0 && (clone_errno == ENOSYS || clone_errno == E2BIG || clone_errno == EINVAL)) {
+      child.cgroup_procs = options.cgroup_procs.c_str();
+    }
+  }
+  if (options.cgroup_dir < 0 || child.cgroup_procs != nullptr) {
+    pid = ::clone(run_child, stack + stack_bytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+    clone_errno = errno;
+  }
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) {
+    throw SpawnError("cannot start '" + options.command[0] + "'" + " on " + options.host + ": clone: " +
+                         std::strerror(clone_errno),
+                     126);
+  }
+  return pid;
+}
+
+// The child failed before or at exec: reap it and say which step failed.
+[[noreturn]] void throw_child_failure(pid_t pid, const ChildFailure& failure, const SpawnOptions& options,
+                                      const std::string& where) {
+  const std::string& program = options.command[0];
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int code = failure.error == ENOENT ? 127 : 126;
+  if (failure.stage == 2) {
+    throw SpawnError("cannot start '" + program + "'" + where + " in the workers' cgroup " + options.cgroup_procs +
+                         ": " + std::strerror(failure.error) + "; set " + WorkerCgroup::kRootEnv +
+                         " to a cgroup v2 directory the agent may write",
+                     126);
+  }
+  if (failure.stage == 0) {
+    throw SpawnError("cannot change to directory '" + options.cwd + "'" + where + " to run '" + program +
+                         "': " + std::strerror(failure.error),
+                     code);
+  }
+  throw SpawnError("cannot execute '" + program + "'" + where + ": " + std::strerror(failure.error), code);
+}
+
 }  // namespace
 
 // Spawns with clone(CLONE_VM | CLONE_VFORK) rather than fork: no page tables are copied and the parent resumes
@@ -260,54 +323,8 @@ Process Process::spawn(const SpawnOptions& options) {
   constexpr std::size_t kStackBytes = 64 * 1024;
   auto stack = std::make_unique_for_overwrite<std::byte[]>(kStackBytes);
 
-  sigset_t all, previous;
-  ::sigfillset(&all);
-  ::sigprocmask(SIG_SETMASK, &all, &previous);
-  pid_t pid = -1;
-  int clone_errno = 0;
-  if (options.cgroup_dir >= 0) {
-    UniqueFd failure_r, failure_w;
-    if (!kCgroupChildSharesMemory) {
-      std::tie(failure_r, failure_w) = make_pipe(cannot_spawn);
-      child.failure_fd = failure_w.get();
-    }
-    pid = clone_into_cgroup(options.cgroup_dir, child, stack.get(), kStackBytes);
-    clone_errno = errno;
-    if (failure_w.valid()) {
-      failure_w.reset();
-      if (pid > 0 && ::read(failure_r.get(), &failure, sizeof failure) != sizeof failure) failure = {};
-      child.failure_fd = -1;
-    }
-    if (pid < 0 && (clone_errno == ENOSYS || clone_errno == E2BIG || clone_errno == EINVAL)) {
-      child.cgroup_procs = options.cgroup_procs.c_str();
-    }
-  }
-  if (options.cgroup_dir < 0 || child.cgroup_procs != nullptr) {
-    pid = ::clone(run_child, stack.get() + kStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
-    clone_errno = errno;
-  }
-  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-  if (pid < 0)
-    throw SpawnError("cannot start '" + program + "'" + where + ": clone: " + std::strerror(clone_errno), 126);
-
-  if (failure.stage >= 0) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    int code = failure.error == ENOENT ? 127 : 126;
-    if (failure.stage == 2) {
-      throw SpawnError("cannot start '" + program + "'" + where + " in the workers' cgroup " + options.cgroup_procs +
-                           ": " + std::strerror(failure.error) + "; set " + WorkerCgroup::kRootEnv +
-                           " to a cgroup v2 directory the agent may write",
-                       126);
-    }
-    if (failure.stage == 0) {
-      throw SpawnError("cannot change to directory '" + options.cwd + "'" + where + " to run '" + program +
-                           "': " + std::strerror(failure.error),
-                       code);
-    }
-    throw SpawnError("cannot execute '" + program + "'" + where + ": " + std::strerror(failure.error), code);
-  }
+  const pid_t pid = clone_child(options, child, stack.get(), kStackBytes, cannot_spawn);
+  if (failure.stage >= 0) throw_child_failure(pid, failure, options, where);
   // The child set its own group before exec; setting it from here too keeps signal_group right regardless.
   ::setpgid(pid, pid);
   return Process(pid, std::move(out_r), std::move(err_r));

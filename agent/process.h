@@ -26,7 +26,8 @@ struct SpawnOptions {
 
 class SpawnError : public Error {
  public:
-  SpawnError(const std::string& what, int exit_code) : Error(what), exit_code_(exit_code) {}
+  // The worker's command cannot run as given (not found, not executable, a bad directory): bad input.
+  SpawnError(const std::string& what, int exit_code) : Error(ErrorKind::kUsage, what), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }  // 127: not found, 126: found but not runnable
 
  private:

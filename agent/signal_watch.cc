@@ -24,7 +24,7 @@ int open_signalfd(const sigset_t& set, sigset_t& previous) {
   if (fd < 0) {
     const int e = errno;
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    throw Error(std::string("signalfd for the agent's signals: ") + std::strerror(e));
+    throw Error(ErrorKind::kBackend, std::string("signalfd for the agent's signals: ") + std::strerror(e));
   }
   return fd;
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/address.h"
 #include "common/error.h"
 #include "common/handshake.h"
 
@@ -40,17 +41,11 @@ std::string handshake_session_key(int fd, const std::string& secret, const std::
 UniqueFd connect_tcp(const std::string& host, int port, std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
   std::string address = host + ":" + std::to_string(port);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
-    throw Error("cannot resolve " + address + ": " + gai_strerror(rc));
-  }
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
+  const Resolved found = resolve(host, port);
+  if (!found) throw Error("cannot resolve " + address + ": " + found.error);
   std::string last_error = "timed out";
   for (;;) {
-    for (addrinfo* ai = found; ai; ai = ai->ai_next) {
+    for (const addrinfo* ai = found.list.get(); ai; ai = ai->ai_next) {
       UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
       if (!fd.valid()) continue;
       if (::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) == 0) {

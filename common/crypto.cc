@@ -30,7 +30,7 @@ std::string random_bytes(std::size_t n) {
   for (std::size_t done = 0; done < n;) {
     ssize_t got = ::getrandom(out.data() + done, n - done, 0);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) throw Error(std::string("getrandom failed: no entropy for the job secret: ") + std::strerror(errno));
+    if (got <= 0) throw Error(ErrorKind::kBackend, std::string("getrandom failed: no entropy for the job secret: ") + std::strerror(errno));
     done += static_cast<std::size_t>(got);
   }
   return out;
@@ -61,11 +61,11 @@ int hex_value(char c) {
 }  // namespace
 
 std::string from_hex(std::string_view hex) {
-  if (hex.size() % 2 != 0) throw Error("malformed hex string: odd length " + std::to_string(hex.size()));
+  if (hex.size() % 2 != 0) throw Error(ErrorKind::kUsage, "malformed hex string: odd length " + std::to_string(hex.size()));
   std::string out(hex.size() / 2, '\0');
   for (std::size_t i = 0; i < out.size(); ++i) {
     int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) throw Error("malformed hex string: bad digit at offset " + std::to_string(2 * i));
+    if (hi < 0 || lo < 0) throw Error(ErrorKind::kUsage, "malformed hex string: bad digit at offset " + std::to_string(2 * i));
     out[i] = static_cast<char>(hi << 4 | lo);
   }
   return out;

@@ -27,6 +27,7 @@
 
 #include "bench_memory.h"
 #include "common/crypto.h"
+#include "common/worker_contract.h"
 #include "hvd/hvd.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/solo_communicator.h"
@@ -359,8 +360,8 @@ int main(int argc, char** argv) {
         hvd::detail::Topology topo = rt.topology();
         topo.hosts.clear();
         hvd::detail::CommunicatorOptions co;
-        const char* secret = std::getenv("HVD_SECRET");
-        co.secret = secret ? hvd::from_hex(secret) : "";
+        const auto secret = hvd::read_worker_contract(hvd::env_var::process()).secret_hex;
+        co.secret = secret ? hvd::from_hex(*secret) : "";
         raw = hvd::detail::connect_communicator(*raw_store, topo, co);
       }
     }

@@ -1,5 +1,5 @@
-// hvdrun: parse the command line into LaunchOptions (which plans the ranks once), run the job as a Session on that
-// plan (or hand it to mpirun with --mpi, whose -H follows the same plan).
+// hvdrun: parse the command line into LaunchOptions, plan the ranks once, run the job as a Session on that plan (or
+// hand it to mpirun with --mpi, whose -H follows the same plan).
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include "launcher/checks/check_build.h"
 #include "launcher/checks/check_hosts.h"
 #include "launcher/checks/command_check.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 #include "launcher/cli/horovod_compat.h"
 #include "launcher/mpi/mpi_launch.h"
 #include "launcher/cli/options.h"
@@ -44,19 +44,26 @@ int run(int argc, char** argv) {
   }
   if (options.check_build) return check_build();
   if (options.check_hosts) return check_hosts(std::move(options), local_agent_path());
-  if (options.mpi) return run_with_mpi(options);
+  // The one plan: which host runs which rank (an elastic job plans as it goes instead).
+  const Plan plan = options.elastic ? Plan{} : make_plan(options.hosts, options.np);
+  if (options.mpi) return run_with_mpi(options, plan);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
   if (!options.command.empty()) {
     options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
   }
-  if (auto note = default_omp_threads(options, environ); !note.empty()) std::cerr << "hvdrun: " << note << std::endl;
+  const auto& shared_hosts = !options.elastic                           ? plan.hosts
+                             : options.elastic->discovery_script.empty() ? options.hosts
+                                                                         : std::vector<HostSpec>{};
+  if (auto note = default_omp_threads(options.exports, shared_hosts, environ); !note.empty()) {
+    std::cerr << "hvdrun: " << note << std::endl;
+  }
   if (options.elastic) {
     // Hosts and ranks change while it runs: the elastic job plans as it goes, and recovers instead of restarting.
-    Session session(options, Plan{}, local_agent_path());
+    Session session(options, plan, local_agent_path());
     return session.run();
   }
   return run_with_restarts(options, [&](const LaunchOptions& attempt) {
-    Session session(attempt, attempt.plan, local_agent_path());
+    Session session(attempt, plan, local_agent_path());
     return session.run();
   });
 }

@@ -9,6 +9,7 @@
 #include "common/failure_record.h"
 #include "common/logging.h"
 #include "common/protocol.h"
+#include "common/worker_contract.h"
 #include "hvd/error.h"
 
 namespace hvd::detail {
@@ -108,43 +109,37 @@ Config read_config(const EnvLookup& env) {
   return c;
 }
 
-Placement read_placement(const EnvLookup& env) {
+namespace {
+
+Placement placement_of(const WorkerContract& contract) {
   Placement p;
-  p.hostname = env("HOROVOD_HOSTNAME").value_or(this_hostname());
-  auto rank = env("HOROVOD_RANK");
-  if (!rank) return p;
+  p.hostname = contract.hostname.value_or(this_hostname());
+  if (!contract.placement) return p;
+  const WorkerPlacement& w = *contract.placement;
   p.from_launcher = true;
-  auto need = [&](const char* name) -> std::string {
-    auto v = env(name);
-    if (!v) throw UsageError(std::string("HOROVOD_RANK is set but ") + name + " is not: start workers with hvdrun");
-    return *v;
-  };
-  constexpr long long kMax = 1 << 24;
-  p.size = static_cast<int>(parse_int("HOROVOD_SIZE", need("HOROVOD_SIZE"), 1, kMax, "a positive rank count"));
-  p.rank = static_cast<int>(
-      parse_int("HOROVOD_RANK", *rank, 0, p.size - 1, "a rank from 0 to HOROVOD_SIZE-1=" + std::to_string(p.size - 1)));
-  auto opt_int = [&](const char* name, int fallback, long long lo, long long hi) {
-    auto v = env(name);
-    if (!v) return fallback;
-    return static_cast<int>(
-        parse_int(name, *v, lo, hi, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi)));
-  };
-  p.local_size = opt_int("HOROVOD_LOCAL_SIZE", p.size, 1, p.size);
-  p.local_rank = opt_int("HOROVOD_LOCAL_RANK", p.rank, 0, p.local_size - 1);
-  p.cross_size = opt_int("HOROVOD_CROSS_SIZE", 1, 1, p.size);
-  p.cross_rank = opt_int("HOROVOD_CROSS_RANK", 0, 0, p.cross_size - 1);
+  p.rank = w.rank;
+  p.size = w.size;
+  p.local_rank = w.local_rank;
+  p.local_size = w.local_size;
+  p.cross_rank = w.cross_rank;
+  p.cross_size = w.cross_size;
   return p;
 }
+
+}  // namespace
+
+Placement read_placement(const EnvLookup& env) { return placement_of(read_worker_contract(env)); }
 
 StartConfig read_start_config(const EnvLookup& env) {
   StartConfig s;
   s.controller = backend_asked_for(env, "HOROVOD_CONTROLLER");
   s.cpu_operations = backend_asked_for(env, "HOROVOD_CPU_OPERATIONS");
-  s.placement = read_placement(env);
+  WorkerContract contract = read_worker_contract(env);
+  s.placement = placement_of(contract);
   s.mpi_world_size = env_var::integer(env, "OMPI_COMM_WORLD_SIZE", env_var::at_least(1, "a positive rank count"));
-  s.store_addr = env_var::text(env, protocol::kEnvStoreAddr);
-  s.secret_hex = env_var::text(env, protocol::kEnvSecret);
-  s.data_addr = env_var::text(env, protocol::kEnvDataAddr).value_or("");
+  s.store_addr = std::move(contract.store_addr);
+  s.secret_hex = std::move(contract.secret_hex);
+  s.data_addr = std::move(contract.data_addr);
   // HVD_CPU_BIND=none leaves placement to the operating system (or to a binding the user set up).
   const auto bind = env_var::text(env, "HVD_CPU_BIND").value_or("auto");
   if (bind != "auto" && bind != "cores" && bind != "none") {

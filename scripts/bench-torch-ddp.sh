@@ -28,34 +28,75 @@ if [[ $workloads == *resnet18* ]] && ! $py -c 'import torchvision' 2>/dev/null; 
   echo "bench-torch-ddp: resnet18 needs python3-torchvision: scripts/install-deps.sh bench" >&2; exit 1
 fi
 
+run_timeout=${RUN_TIMEOUT:-600}  # seconds one side's run may take, start to exit; past it the run is reported failed
+
 bench_line() { grep -o 'BENCH .*' | tail -1; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+log_dir=$(mktemp -d)
+trap 'rm -rf "$log_dir"' EXIT
 
 loop_args() {  # MODEL BATCH -> the worker's flags for that workload
   if [ "$1" = resnet18 ]; then echo "--model $1 --batch-size $2 --steps $resnet_steps --warmup 3 --threads $threads"
   else echo "--model $1 --batch-size $2 --steps $steps --warmup 10 --threads $threads"; fi
 }
 
-run_hvd() {  # NP MODEL BATCH -> BENCH line
-  # shellcheck disable=SC2046
-  timeout 900 "$bin/hvdrun" -np "$1" $py "$worker" --side hvd $(loop_args "$2" "$3") 2>&1 | bench_line
+# A run that fails (an exit other than 0, the time limit, no BENCH line) prints 'FAILED <why>' on stdout and its
+# log's tail on stderr, and the script goes on with the next run; it exits 1 at the end.
+report_failure() {  # SIDE LOG WHY
+  { echo "bench-torch-ddp: the $1 run failed: $3; the end of its output:"; tail -15 "$2"; } >&2
+  echo "FAILED $3"
 }
 
-run_ddp() {  # NP MODEL BATCH -> BENCH line; the ranks started as torchrun starts them
-  local port=$((29500 + RANDOM % 2000)) r pids=() out
-  out=$(mktemp)
+run_hvd() {  # NP MODEL BATCH -> BENCH line, or FAILED
+  local log="$log_dir/hvd.log" rc=0
+  # shellcheck disable=SC2046
+  timeout -k 10 "$run_timeout" "$bin/hvdrun" -np "$1" $py "$worker" --side hvd $(loop_args "$2" "$3") >"$log" 2>&1 ||
+    rc=$?
+  if ((rc == 124 || rc == 137)); then report_failure hvd "$log" "no exit within ${run_timeout}s"
+  elif ((rc != 0)); then report_failure hvd "$log" "hvdrun exited $rc"
+  elif ! bench_line <"$log"; then report_failure hvd "$log" "no BENCH line"; fi
+}
+
+free_port() { $py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+run_ddp() {  # NP MODEL BATCH -> BENCH line, or FAILED; the ranks started as torchrun starts them
+  # Each run gets a port the kernel just handed out (a fixed or random one may still be held by an earlier run's
+  # store), every rank is bounded, and the first rank to fail takes the others down at once: a rank whose peer died
+  # would otherwise wait in Gloo's rendezvous until its timeout.
+  local port r pids=() log="$log_dir/ddp.log" rc=0 why=""
+  port=$(free_port)
+  : >"$log"
   for ((r = 0; r < $1; r++)); do
+    # shellcheck disable=SC2046
     MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=$1 LOCAL_RANK=$r LOCAL_WORLD_SIZE=$1 OMP_NUM_THREADS=1 \
-      timeout 900 $py "$worker" --side ddp $(loop_args "$2" "$3") >>"$out" 2>&1 &
+      timeout -k 10 "$run_timeout" $py "$worker" --side ddp $(loop_args "$2" "$3") >>"$log" 2>&1 &
     pids+=($!)
   done
-  wait "${pids[@]}" || { cat "$out" >&2; rm -f "$out"; return 1; }
-  bench_line <"$out"
-  rm -f "$out"
+  # Polled, not `wait -n`: bash may have reaped a rank that ended meanwhile, and `wait -n PID` then fails ("no such
+  # job"), while `wait PID` still returns that rank's status.
+  local left=("${pids[@]}") still p
+  while ((${#left[@]} > 0)) && [ -z "$why" ]; do
+    still=()
+    for p in "${left[@]}"; do
+      if kill -0 "$p" 2>/dev/null; then still+=("$p"); continue; fi
+      wait "$p" && rc=0 || rc=$?
+      ((rc == 0)) && continue
+      why=$( ((rc == 124)) && echo "a rank did not exit within ${run_timeout}s" || echo "a rank exited $rc")
+    done
+    left=("${still[@]}")
+    [ -n "$why" ] || sleep 0.2
+  done
+  if [ -n "$why" ]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+  fi
+  if [ -n "$why" ]; then report_failure ddp "$log" "$why (port $port)"
+  elif ! bench_line <"$log"; then report_failure ddp "$log" "no BENCH line"; fi
 }
 
-printf 'workload\tnp\tthreads\tround\thvd_samples_s\tddp_samples_s\thvd/ddp\thvd_ranks\tddp_ranks\n'
+failed_runs=0
+printf 'workload\tnp\tthreads\tround\thvd_samples_s\tddp_samples_s\thvd/ddp\thvd_overlap\thvd_ranks\tddp_ranks\n'
 summary=()
 for workload in $workloads; do
   model=${workload%%:*} batch=${workload#*:}
@@ -66,15 +107,24 @@ for workload in $workloads; do
       if ((round % 2)); then h=$(run_hvd "$np" "$model" "$batch"); d=$(run_ddp "$np" "$model" "$batch")
       else d=$(run_ddp "$np" "$model" "$batch"); h=$(run_hvd "$np" "$model" "$batch"); fi
       hs=$(field samples_per_sec "$h") ds=$(field samples_per_sec "$d")
-      [ -n "$hs" ] && [ -n "$ds" ] || { echo "bench-torch-ddp: a run printed no BENCH line ($workload np=$np)" >&2; exit 1; }
+      if [ -z "$hs" ] || [ -z "$ds" ]; then
+        printf '%s\t%s\t%s\t%s\t%s\t%s\tFAILED\t\t\t\n' "$workload" "$np" "$threads" "$round" "${hs:-$h}" "${ds:-$d}"
+        failed_runs=$((failed_runs + 1))
+        continue
+      fi
       ratio=$(awk -v a="$hs" -v b="$ds" 'BEGIN { printf "%.3f", a / b }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$workload" "$np" "$threads" "$round" "$hs" "$ds" "$ratio" \
-        "$(field ranks "$h")" "$(field ranks "$d")"
+      overlap="backward $(field backward_ms "$h") ms (DDP $(field backward_ms "$d")), wait $(field wait_ms "$h") ms,"
+      overlap+=" allreduce alone $(field comm_ms "$h") ms, hidden $(field hidden "$h")"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$workload" "$np" "$threads" "$round" "$hs" "$ds" "$ratio" \
+        "$overlap" "$(field ranks "$h")" "$(field ranks "$d")"
       ratios+=("$ratio") hvds+=("$hs") ddps+=("$ds")
     done
-    summary+=("$(printf '%s\t%s\t%s\tmedian\t%s\t%s\t%s\tmin %s' "$workload" "$np" "$threads" \
+    if ((${#ratios[@]} == 0)); then summary+=("$(printf '%s\t%s\t%s\tmedian\tnone: every round failed' \
+      "$workload" "$np" "$threads")"); continue; fi
+    summary+=("$(printf '%s\t%s\t%s\tmedian\t%s\t%s\t%s\tmin %s, of %s rounds' "$workload" "$np" "$threads" \
       "$(printf '%s\n' "${hvds[@]}" | median)" "$(printf '%s\n' "${ddps[@]}" | median)" \
-      "$(printf '%s\n' "${ratios[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)")")
+      "$(printf '%s\n' "${ratios[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)" "${#ratios[@]}")")
   done
 done
 printf '%s\n' "${summary[@]}"
+if ((failed_runs > 0)); then echo "bench-torch-ddp: $failed_runs round(s) failed (FAILED lines above)" >&2; exit 1; fi

@@ -10,6 +10,12 @@
 #   common <- store <- comm <- engine <- api <- glue (runtime/torch, python)
 # and the programs launcher/ and agent/ use only common and store (and their own folder, not each other's), but
 # for agent/agent_main.h: the agent's one entry point, which hvdrun runs in the local agent it forks without exec.
+#
+# Rule 3: the launcher's folders include one way: no two of launcher/*/ include each other (the allowed edges are
+# listed in docs/architecture.md, "The launcher's folders").
+#
+# Rule 4: no function over $max_function_lines lines in the folders of $short_function_dirs
+# (scripts/check-long-functions.py measures them).
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -82,6 +88,40 @@ if [ -n "$layering_report" ]; then
   echo "$layering_report"
   echo "check-structure: the includes above point up the layers (common <- store <- comm <- engine <- api <- glue;" \
        "launcher/ and agent/ use common and store only); move the shared piece down, or pass it in from above" >&2
+  status=1
+fi
+
+# Rule 3: "from to file:line" for every include from one launcher folder into another; a pair seen both ways fails.
+launcher_pairs=$(
+  find launcher -mindepth 2 -type f \( -name '*.cc' -o -name '*.h' \) | sort | xargs -r grep -HnoP '^\s*#\s*include\s*"launcher/\K[^/"]+(?=/)' |
+    awk -F: '
+      { split($1, parts, "/"); from = parts[2]; to = $3
+        if (from != to && !((from, to) in seen)) seen[from, to] = $1 ":" $2 }
+      END {
+        for (key in seen) {
+          split(key, ft, SUBSEP)
+          if (ft[1] < ft[2] && ((ft[2], ft[1]) in seen)) {
+            printf "launcher/%s and launcher/%s include each other: %s includes launcher/%s/, %s includes launcher/%s/\n",
+                   ft[1], ft[2], seen[ft[1], ft[2]], ft[2], seen[ft[2], ft[1]], ft[1]
+          }
+        }
+      }' | sort
+)
+if [ -n "$launcher_pairs" ]; then
+  echo "$launcher_pairs"
+  echo "check-structure: launcher folders include each other; keep the edges of docs/architecture.md (move the" \
+       "shared piece down into the lower folder, or pass it in from above)" >&2
+  status=1
+fi
+
+# Rule 4. runtime/ joins once its long functions are split (engine/validation.cc, controller.cc, engine/gpu/).
+max_function_lines=60
+short_function_dirs=(launcher agent common)
+long_functions=$(find "${short_function_dirs[@]}" -type f \( -name '*.cc' -o -name '*.h' \) | sort |
+                   xargs -r /usr/bin/python3 "$(dirname "$0")/check-long-functions.py" "$max_function_lines")
+if [ -n "$long_functions" ]; then
+  echo "$long_functions"
+  echo "check-structure: split the functions above into named steps of at most $max_function_lines lines" >&2
   status=1
 fi
 exit "$status"

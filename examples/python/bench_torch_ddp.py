@@ -8,11 +8,21 @@ both sides side by side). Synthetic data, so the loop measures compute and gradi
 Each side runs with its own defaults: hvd as `hvd.DistributedOptimizer` under hvdrun, DDP over Gloo in the
 environment torchrun gives. --threads sets torch's intra-op threads (0: leave torch's default). Rank 0 prints one
 line `BENCH side=... samples_per_sec=...` with the threads, CPU affinity and peak memory of every rank.
+
+How much of backward the allreduces hide (hvd): each timed step is timed in parts, backward (from its call to its
+return: hvd's hooks launch each gradient's allreduce inside it) and the wait (from backward's return to
+synchronize()'s). A rank's wait also holds its peers' lateness (a slower backward elsewhere); the rank whose backward
+ends last waits for nothing but the communication its backward did not hide, so wait_ms is the smallest rank's.
+After the timed steps, the same gradients are allreduced with nothing to overlap (all launched at once, then waited
+for: comm_ms), so hidden = 1 - wait_ms / comm_ms is the share of that communication time backward covered. DDP's own allreduces run inside its backward, so its wait is 0
+and its backward_ms includes them.
 """
 
 import argparse
+import datetime
 import os
 import resource
+import sys
 import time
 
 import torch
@@ -74,7 +84,8 @@ class Side:
             self.rank, self.size = hvd.rank(), hvd.size()
         else:
             import torch.distributed as dist
-            dist.init_process_group("gloo")
+            # Bounded: a rank whose peer never comes fails here instead of waiting Gloo's default 30 minutes.
+            dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=120))
             self.dist = dist
             self.rank, self.size = dist.get_rank(), dist.get_world_size()
 
@@ -95,11 +106,45 @@ class Side:
         self.dist.all_gather_object(out, text)
         return out
 
+    def synchronize(self, optimizer):
+        """Waits for the gradients' allreduces still in flight after backward (DDP's are done by then)."""
+        if self.side == "hvd":
+            optimizer.synchronize()
+
+    def step(self, optimizer):
+        if self.side == "hvd":
+            with optimizer.skip_synchronize():
+                optimizer.step()
+        else:
+            optimizer.step()
+
+    def comm_alone_ms(self, model, repeats):
+        """hvd: milliseconds to allreduce every gradient with nothing to overlap (all launched, then waited for)."""
+        if self.side != "hvd":
+            return 0.0
+        grads = [(name, p.grad) for name, p in model.named_parameters() if p.grad is not None]
+        times = []
+        for _ in range(repeats + 2):
+            start = time.perf_counter()
+            handles = [self.hvd.allreduce_async_(g, name=f"alone/{name}") for name, g in grads]
+            for h in handles:
+                self.hvd.synchronize(h)
+            times.append(time.perf_counter() - start)
+        return 1000 * sorted(times[2:])[len(times[2:]) // 2]
+
     def finish(self):
         if self.side == "hvd":
             self.hvd.shutdown()
-        else:
-            self.dist.destroy_process_group()
+            return
+        self.dist.barrier()
+        self.dist.destroy_process_group()
+        # torch 1.13 can deadlock at exit: the DDP reducer's last reference destroys ProcessGroupGloo, which joins
+        # its worker threads holding the GIL while one of them frees a Python-owned tensor and waits for the GIL
+        # (pytorch/pytorch#56297; seen here as a rank that never exits after printing its result). Everything is
+        # printed and the group destroyed, so leave without running the destructors.
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(0)
 
 
 def main():
@@ -119,17 +164,31 @@ def main():
     model, optimizer = side.wrap(model, lr=0.01 * side.size)
     model.train()
 
+    parts = {"backward": 0.0, "wait": 0.0}
+
     def step():
         optimizer.zero_grad()
-        loss_of(args.model, model(data), target).backward()
-        optimizer.step()
+        loss = loss_of(args.model, model(data), target)
+        t0 = time.perf_counter()
+        loss.backward()
+        t1 = time.perf_counter()
+        side.synchronize(optimizer)
+        t2 = time.perf_counter()
+        side.step(optimizer)
+        parts["backward"] += t1 - t0
+        parts["wait"] += t2 - t1
 
     for _ in range(args.warmup):
         step()
+    parts.update(backward=0.0, wait=0.0)
     start = time.perf_counter()
     for _ in range(args.steps):
         step()
     elapsed = time.perf_counter() - start
+    backward_ms, my_wait_ms = (1000 * parts[k] / args.steps for k in ("backward", "wait"))
+    wait_ms = min(float(w) for w in side.gather_text(f"{my_wait_ms}"))
+    comm_ms = side.comm_alone_ms(model.module if args.side == "ddp" else model, repeats=min(args.steps, 20))
+    hidden = max(0.0, 1.0 - wait_ms / comm_ms) if comm_ms > 0 else 0.0
     samples_per_sec = args.steps * args.batch_size * side.size / elapsed
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     cpus = sorted(os.sched_getaffinity(0))
@@ -138,6 +197,7 @@ def main():
     if side.rank == 0:
         print(f"BENCH side={args.side} model={args.model} np={side.size} batch={args.batch_size} "
               f"samples_per_sec={samples_per_sec:.1f} step_ms={1000 * elapsed / args.steps:.2f} "
+              f"backward_ms={backward_ms:.2f} wait_ms={wait_ms:.3f} comm_ms={comm_ms:.3f} hidden={hidden:.2f} "
               f"ranks={';'.join(everyone)}", flush=True)
     side.finish()
 

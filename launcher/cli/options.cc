@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -14,10 +13,10 @@
 
 #include "common/env.h"
 #include "common/error.h"
-#include "launcher/cli/flag_values.h"
+#include "launcher/flags/flag_values.h"
 #include "launcher/cli/version.h"
 #include "launcher/plan/plan.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 #include "launcher/slurm/slurm_env.h"
 #include "launcher/plan/worker_env.h"
 
@@ -56,37 +55,10 @@ std::vector<std::string> tuning_exports(const CLI::App& app, const RawFlags& raw
   return out;
 }
 
-int to_int(std::string_view flag, const std::string& text, int min, int max, std::string_view example) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
-    throw UsageError(std::string{flag} + " '" + text + "' is not a whole number; give e.g. " + std::string{example});
-  }
-  if (value < min || value > max) {
-    throw UsageError(std::string{flag} + " " + text + ": must be from " + std::to_string(min) + " to " +
-                     std::to_string(max) + "; give e.g. " + std::string{example});
-  }
-  return value;
-}
-
 // A default as --help shows it ("5", "0.5"), read from the LaunchOptions value so the help cannot drift from it.
 std::string shortest(double value) {
   char text[32];
   return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
-}
-
-// `what` names the flag.
-double to_seconds(const std::string& what, const std::string& text, bool allow_zero, std::string_view fix) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) {
-    throw UsageError(what + " '" + text + "' is not a number of seconds; " + std::string{fix});
-  }
-  if (value < 0 || (value == 0 && !allow_zero)) {
-    throw UsageError(what + " " + text + ": must be " + (allow_zero ? "0 or more" : "more than 0") + " seconds; " +
-                     std::string{fix});
-  }
-  return value;
 }
 
 void check_readable(std::string_view flag, const std::string& path) {
@@ -167,10 +139,10 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining,
   return command;
 }
 
-void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
-  if (options.mpi) refuse_agent_flags_with_mpi(app);
+// -H, --hostfile or the Slurm allocation, and -np; returns whether -np was given.
+bool resolve_hosts(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
   const bool np_given = app.count("--num-proc") > 0;
-  if (np_given) options.np = to_int("-np", raw.np, 1, 1 << 20, "-np 4");
+  if (np_given) options.np = flag_int("-np", raw.np, 1, 1 << 20, "-np 4");
   if (app.count("--hosts") > 0 && app.count("--hostfile") > 0) {
     throw UsageError("-H and --hostfile both given; use one of them");
   }
@@ -187,21 +159,20 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   }
   if (!np_given) options.np = total_slots(options.hosts);
   if (allocation) check_against_allocation(options.hosts, options.np, *allocation);
-  if (app.count("--max-restarts") > 0) {
-    options.max_restarts = to_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
-  }
-  options.plan = make_plan(options.hosts, options.np);  // throws the shortfall, naming the hosts
-  resolve_elastic(options, raw.elastic, app, np_given);
+  return np_given;
+}
 
+// --start-timeout (else HOROVOD_START_TIMEOUT), --kill-grace, --log-level, --output-filename and --report.
+void resolve_job_flags(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
   if (app.count("--start-timeout") > 0) {
-    options.start_timeout_s = to_seconds("--start-timeout", raw.start_timeout, false, "give e.g. --start-timeout 30");
+    options.start_timeout_s = flag_seconds("--start-timeout", raw.start_timeout, false, "give e.g. --start-timeout 30");
   } else if (auto seconds = env_var::real(env_var::from_entries(environ_), "HOROVOD_START_TIMEOUT",
                                           {std::nextafter(0.0, 1.0), std::numeric_limits<double>::max(),
                                            "a number of seconds above 0; fix or unset it"})) {
     options.start_timeout_s = *seconds;
   }
   if (app.count("--kill-grace") > 0) {
-    options.kill_grace_s = to_seconds("--kill-grace", raw.kill_grace, true, "give e.g. --kill-grace 5");
+    options.kill_grace_s = flag_seconds("--kill-grace", raw.kill_grace, true, "give e.g. --kill-grace 5");
   }
   if (std::find(kLogLevels.begin(), kLogLevels.end(), options.log_level) == kLogLevels.end()) {
     throw UsageError("--log-level '" + options.log_level +
@@ -214,10 +185,11 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (app.count("--report") > 0 && options.report_file.empty()) {
     throw UsageError("--report is empty; give a file to write the JSON report to");
   }
-  for (const auto& text : raw.exports) add_export(options, text, environ_);
-  for (const auto& text : tuning_exports(app, raw)) add_export(options, text, environ_);
+}
 
-  if (app.count("--ssh-port") > 0) options.ssh_port = to_int("--ssh-port", raw.ssh_port, 1, 65535, "-p 22");
+// How agents on other hosts are reached (SSH, --agent-path, the coordinator's address), and --mpi-args.
+void resolve_remote_flags(LaunchOptions& options, const RawFlags& raw, const CLI::App& app) {
+  if (app.count("--ssh-port") > 0) options.ssh_port = flag_int("--ssh-port", raw.ssh_port, 1, 65535, "-p 22");
   if (!options.ssh_identity_file.empty()) check_readable("--ssh-identity-file", options.ssh_identity_file);
   if (!options.ssh_config.empty()) check_readable("--ssh-config", options.ssh_config);
   if (app.count("--agent-path") > 0 && !options.agent_path.starts_with('/')) {
@@ -231,7 +203,10 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (!options.mpi_args.empty() && !options.mpi) throw UsageError("--mpi-args needs --mpi; add --mpi");
   // A bad quote is bad input, found before mpirun is looked for.
   if (options.mpi) split_shell_words(options.mpi_args, "--mpi-args");
+}
 
+// A command, unless a preflight runs instead of one.
+void check_command(const LaunchOptions& options) {
   const bool check_only = options.check_hosts || options.check_build;
   if (check_only && !options.command.empty()) {
     throw UsageError(std::string{options.check_hosts ? "--check-hosts" : "--check-build"} + " runs no command; drop '" +
@@ -240,6 +215,26 @@ void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, c
   if (!check_only && options.command.empty()) {
     throw UsageError("no command given; usage: " + std::string{kUsage});
   }
+}
+
+void resolve(LaunchOptions& options, const RawFlags& raw, const CLI::App& app, const char* const* environ_) {
+  if (options.mpi) refuse_agent_flags_with_mpi(app);
+  const bool np_given = resolve_hosts(options, raw, app, environ_);
+  if (app.count("--max-restarts") > 0) {
+    options.max_restarts = flag_int("--max-restarts", raw.max_restarts, 0, 1000, "--max-restarts 3");
+  }
+  check_plan_fits(options.hosts, options.np);  // the shortfall, naming the hosts; main.cc makes the plan
+  options.elastic = resolve_elastic(raw.elastic, app,
+                                    {.np_given = np_given,
+                                     .mpi = options.mpi,
+                                     .max_restarts = options.max_restarts > 0 || app.count("--max-restarts") > 0,
+                                     .slurm = options.launcher == LaunchOptions::Launcher::kSlurm},
+                                    options.np);
+  resolve_job_flags(options, raw, app, environ_);
+  for (const auto& text : raw.exports) add_export(options, text, environ_);
+  for (const auto& text : tuning_exports(app, raw)) add_export(options, text, environ_);
+  resolve_remote_flags(options, raw, app);
+  check_command(options);
 }
 
 void define_flags(CLI::App& app, LaunchOptions& options, RawFlags& raw) {
@@ -306,14 +301,6 @@ std::string one_line(std::string text) {
 }
 
 }  // namespace
-
-int flag_int(std::string_view flag, const std::string& text, int min, int max, std::string_view example) {
-  return to_int(flag, text, min, max, example);
-}
-
-double flag_seconds(const std::string& what, const std::string& text, bool allow_zero, std::string_view fix) {
-  return to_seconds(what, text, allow_zero, fix);
-}
 
 std::variant<LaunchOptions, ExitNow> parse_command_line(int argc, const char* const* argv) {
   return parse_command_line(argc, argv, environ);

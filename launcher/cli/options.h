@@ -12,14 +12,12 @@
 #include "common/protocol.h"
 #include "launcher/elastic/elastic_options.h"
 #include "launcher/plan/hosts.h"
-#include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
 
 struct LaunchOptions {
   int np = 0;                   // resolved: -np, else every slot of the hosts, else 1
   std::vector<HostSpec> hosts;  // never empty after parsing: default localhost:np
-  Plan plan;                    // made once from hosts and np while parsing; the job and --mpi's -H follow it
   double start_timeout_s = 30;  // --start-timeout, else HOROVOD_START_TIMEOUT, else 30
   double kill_grace_s = protocol::kDefaultKillGraceSeconds;
   std::string output_dir;

@@ -33,6 +33,94 @@ void relay_lines(std::string& pending, const std::function<void(std::string)>& r
   }
 }
 
+// In the forked child: the script, its output into the pipes, its stdin from /dev/null.
+[[noreturn]] void exec_script(const std::string& path, int out_fd, int err_fd) {
+  ::setpgid(0, 0);  // its own group: a timeout kills whatever it started too
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  const int null = ::open("/dev/null", O_RDONLY);
+  ::dup2(null, STDIN_FILENO);
+  ::close_range(3, ~0U, 0);
+  ::execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
+  std::fprintf(stderr, "cannot execute it: %s\n", std::strerror(errno));
+  ::_exit(127);
+}
+
+struct ScriptEnd {
+  std::string stdout_text;
+  bool timed_out = false;
+  int status = 0;  // waitpid's
+};
+
+// Reads the script's stdout and relays its stderr lines until it has exited and its stdout reached EOF (a
+// grandchild holding the pipe runs into the deadline); then kills what it left running and reaps it.
+ScriptEnd wait_for_script(pid_t pid, UniqueFd out_read, UniqueFd err_read, std::chrono::steady_clock::time_point deadline,
+                          const std::function<void(std::string)>& relay) {
+  ScriptEnd end;
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  std::string stderr_pending;
+  bool exited = false;
+  while (!exited || out_read.valid()) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      end.timed_out = true;
+      break;
+    }
+    pollfd fds[3] = {{out_read.get(), POLLIN, 0}, {err_read.get(), POLLIN, 0}, {exited ? -1 : pidfd.get(), POLLIN, 0}};
+    if (::poll(fds, 3, static_cast<int>(left.count())) < 0 && errno != EINTR) break;
+    char buf[4096];
+    if (fds[0].revents) {
+      const ssize_t n = ::read(out_read.get(), buf, sizeof buf);
+      if (n > 0) end.stdout_text.append(buf, n);
+      if (n == 0) out_read.reset();
+    }
+    if (fds[1].revents) {
+      const ssize_t n = ::read(err_read.get(), buf, sizeof buf);
+      if (n > 0) {
+        stderr_pending.append(buf, n);
+        relay_lines(stderr_pending, relay, false);
+      }
+      if (n == 0) err_read.reset();
+    }
+    if (fds[2].revents) {
+      // Seen exited but not reaped (WNOWAIT): its pid, and so its group id, stay ours until the kill below.
+      siginfo_t info{};
+      exited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+    }
+  }
+  ::kill(-pid, SIGKILL);  // what it left running (or itself, past the timeout)
+  ::waitpid(pid, &end.status, 0);
+  relay_lines(stderr_pending, relay, true);
+  return end;
+}
+
+// What the script's end says: its hosts, or why there are none.
+DiscoveryResult judge(const ScriptEnd& end, const std::string& path, std::chrono::milliseconds timeout) {
+  DiscoveryResult result;
+  const std::string who = "the discovery script " + path;
+  if (end.timed_out) {
+    result.error = who + " did not finish within " + std::to_string(timeout.count() / 1000) +
+                   " s; it must print its host:slots lines and exit within that (a stuck command, or a child "
+                   "holding its stdout open?)";
+  } else if (WIFSIGNALED(end.status)) {
+    result.error = who + " was killed by signal " + std::to_string(WTERMSIG(end.status)) + " (" +
+                   ::strsignal(WTERMSIG(end.status)) + "); run it by hand to see why";
+  } else if (WEXITSTATUS(end.status) != 0) {
+    result.error = who + " exited with code " + std::to_string(WEXITSTATUS(end.status)) +
+                   "; it must exit 0 after printing host:slots lines (run it by hand to see its error)";
+  } else {
+    try {
+      result.hosts = parse_discovery_output(end.stdout_text, path);
+      result.ok = true;
+    } catch (const UsageError& e) {
+      result.error = e.what();
+      result.bad_output = true;
+    }
+  }
+  return result;
+}
+
 }  // namespace
 
 std::vector<HostSpec> parse_discovery_output(const std::string& text, const std::string& script) {
@@ -96,17 +184,7 @@ DiscoveryResult DiscoveryScript::run_blocking() {
     result.error = std::string("cannot fork the discovery script: ") + std::strerror(errno);
     return result;
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own group: a timeout kills whatever it started too
-    ::dup2(out_write.get(), STDOUT_FILENO);
-    ::dup2(err_write.get(), STDERR_FILENO);
-    const int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, STDIN_FILENO);
-    ::close_range(3, ~0U, 0);
-    ::execl(path_.c_str(), path_.c_str(), static_cast<char*>(nullptr));
-    std::fprintf(stderr, "cannot execute it: %s\n", std::strerror(errno));
-    ::_exit(127);
-  }
+  if (pid == 0) exec_script(path_, out_write.get(), err_write.get());
   ::setpgid(pid, pid);
   {
     std::lock_guard lock(mutex_);
@@ -115,75 +193,17 @@ DiscoveryResult DiscoveryScript::run_blocking() {
   }
   out_write.reset();
   err_write.reset();
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-
-  std::string stdout_text, stderr_pending;
   // Lines go to the event loop's thread, which owns the output.
   const auto relay = [this](std::string line) {
     asio::post(io_, [this, line = std::move(line)] { on_stderr_(line); });
   };
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  bool exited = false, timed_out = false;
-  int status = 0;
-  // Until the script has exited and its stdout reached EOF (a grandchild holding the pipe runs into the timeout).
-  while (!exited || out_read.valid()) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd fds[3] = {{out_read.get(), POLLIN, 0}, {err_read.get(), POLLIN, 0}, {exited ? -1 : pidfd.get(), POLLIN, 0}};
-    if (::poll(fds, 3, static_cast<int>(left.count())) < 0 && errno != EINTR) break;
-    char buf[4096];
-    if (fds[0].revents) {
-      const ssize_t n = ::read(out_read.get(), buf, sizeof buf);
-      if (n > 0) stdout_text.append(buf, n);
-      if (n == 0) out_read.reset();
-    }
-    if (fds[1].revents) {
-      const ssize_t n = ::read(err_read.get(), buf, sizeof buf);
-      if (n > 0) {
-        stderr_pending.append(buf, n);
-        relay_lines(stderr_pending, relay, false);
-      }
-      if (n == 0) err_read.reset();
-    }
-    if (fds[2].revents) {
-      // Seen exited but not reaped (WNOWAIT): its pid, and so its group id, stay ours until the kill below.
-      siginfo_t info{};
-      exited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-    }
-  }
-  ::kill(-pid, SIGKILL);  // what it left running (or itself, past the timeout)
-  ::waitpid(pid, &status, 0);
+  const ScriptEnd end =
+      wait_for_script(pid, std::move(out_read), std::move(err_read), std::chrono::steady_clock::now() + timeout_, relay);
   {
     std::lock_guard lock(mutex_);
     child_pgid_ = -1;
   }
-  relay_lines(stderr_pending, relay, true);
-
-  const std::string who = "the discovery script " + path_;
-  if (timed_out) {
-    result.error = who + " did not finish within " + std::to_string(timeout_.count() / 1000) +
-                   " s; it must print its host:slots lines and exit within that (a stuck command, or a child "
-                   "holding its stdout open?)";
-  } else if (WIFSIGNALED(status)) {
-    result.error = who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-                   ::strsignal(WTERMSIG(status)) + "); run it by hand to see why";
-  } else if (WEXITSTATUS(status) != 0) {
-    result.error = who + " exited with code " + std::to_string(WEXITSTATUS(status)) +
-                   "; it must exit 0 after printing host:slots lines (run it by hand to see its error)";
-  } else {
-    try {
-      result.hosts = parse_discovery_output(stdout_text, path_);
-      result.ok = true;
-    } catch (const UsageError& e) {
-      result.error = e.what();
-      result.bad_output = true;
-    }
-  }
-  return result;
+  return judge(end, path_, timeout_);
 }
 
 }  // namespace hvd::launcher::elastic

@@ -6,8 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/protocol.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 
 namespace hvd::launcher::elastic {
 namespace {
@@ -164,20 +163,14 @@ void ElasticJob::reconcile(bool hosts_changed) {
   // Every new worker is added before any env is made: each one's HOROVOD_RANK family is its place in the
   // generation they will all join (Horovod's elastic workers read it before hvd.init()).
   for (const auto& [host, id] : started) {
-    SessionControl::Env env{{protocol::kEnvElastic, "1"},
-                            {protocol::kEnvWorkerId, worker_name(host, membership_.worker(id)->slot)},
-                            {"HOROVOD_HOSTNAME", host},
-                            {protocol::kEnvElasticTimeout, std::to_string(std::lround(options_.timeout_s))}};
+    WorkerContract contract;
+    contract.hostname = host;
+    contract.elastic = ElasticWorker{worker_name(host, membership_.worker(id)->slot), std::lround(options_.timeout_s)};
     if (auto p = membership_.prospective(id)) {
-      const std::pair<const char*, int> place[] = {{"HOROVOD_RANK", p->rank},
-                                                   {"HOROVOD_SIZE", p->size},
-                                                   {"HOROVOD_LOCAL_RANK", p->local_rank},
-                                                   {"HOROVOD_LOCAL_SIZE", p->local_size},
-                                                   {"HOROVOD_CROSS_RANK", p->cross_rank},
-                                                   {"HOROVOD_CROSS_SIZE", p->cross_size}};
-      for (const auto& [name, value] : place) env[name] = std::to_string(value);
+      contract.placement =
+          WorkerPlacement{p->rank, p->size, p->local_rank, p->local_size, p->cross_rank, p->cross_size};
     }
-    pending_launch_[host].push_back({id, std::move(env)});
+    pending_launch_[host].push_back({id, std::move(contract)});
   }
   for (auto& [host, launches] : pending_launch_) {
     if (launches.empty()) continue;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/framed_connection.h"
+#include "common/worker_contract.h"
 #include "launcher/elastic/blacklist.h"
 #include "launcher/elastic/discovery.h"
 #include "launcher/elastic/elastic_options.h"
@@ -35,10 +36,9 @@ namespace hvd::launcher::elastic {
 // What the session does for the elastic job.
 class SessionControl {
  public:
-  using Env = std::map<std::string, std::string>;
   struct WorkerLaunch {
-    int id;   // the agent protocol's "rank" and the output prefix: unique, never reused
-    Env env;  // the elastic variables; the session adds the common ones (store, secret, data address, -x)
+    int id;                   // the agent protocol's "rank" and the output prefix: unique, never reused
+    WorkerContract contract;  // host name, elastic name and prospective placement; the session adds the rest
   };
   virtual ~SessionControl() = default;
   // Starts the host's agent; later on_agent_connected(host), or on_host_lost(host) when it cannot start.

@@ -8,8 +8,7 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "launcher/cli/flag_values.h"
-#include "launcher/cli/options.h"
+#include "launcher/flags/flag_values.h"
 
 namespace hvd::launcher {
 namespace {
@@ -51,54 +50,63 @@ bool elastic_requested(const CLI::App& app) {
   return app.count("--min-np") > 0 || app.count("--max-np") > 0 || app.count("--host-discovery-script") > 0;
 }
 
-void resolve_elastic(LaunchOptions& options, const ElasticFlags& flags, const CLI::App& app, bool np_given) {
-  if (!elastic_requested(app)) {
-    for (const std::string flag :
-         {"--elastic-timeout", "--discovery-interval", "--blacklist-cooldown-range", "--reset-limit"}) {
-      if (app.count(flag) > 0) {
-        throw UsageError(flag + " applies to elastic jobs only; add --min-np (or --host-discovery-script), or drop " +
-                         flag);
-      }
+namespace {
+
+void refuse_elastic_only_flags(const CLI::App& app) {
+  for (const std::string flag :
+       {"--elastic-timeout", "--discovery-interval", "--blacklist-cooldown-range", "--reset-limit"}) {
+    if (app.count(flag) > 0) {
+      throw UsageError(flag + " applies to elastic jobs only; add --min-np (or --host-discovery-script), or drop " +
+                       flag);
     }
-    return;
   }
-  if (options.mpi) {
+}
+
+void refuse_conflicts(const ElasticContext& context) {
+  if (context.mpi) {
     throw UsageError(
         "elastic flags (--min-np, --max-np, --host-discovery-script) do not apply with --mpi: mpirun "
         "cannot add or replace ranks in a running job; drop --mpi");
   }
-  if (options.max_restarts > 0 || app.count("--max-restarts") > 0) {
+  if (context.max_restarts) {
     throw UsageError(
         "--max-restarts is for jobs that are not elastic (an elastic job recovers by itself); drop "
         "--max-restarts or the elastic flags");
   }
-  if (options.launcher == LaunchOptions::Launcher::kSlurm) {
-    throw UsageError("elastic jobs start their agents over SSH, not srun; add --launcher ssh");
+  if (context.slurm) throw UsageError("elastic jobs start their agents over SSH, not srun; add --launcher ssh");
+}
+
+std::string discovery_script(const ElasticFlags& flags, const CLI::App& app) {
+  if (app.count("--host-discovery-script") == 0) return "";
+  if (app.count("--hosts") > 0 || app.count("--hostfile") > 0) {
+    throw UsageError("--host-discovery-script and -H/--hostfile both given; the script names the hosts, drop -H");
   }
-  ElasticOptions e;
-  if (app.count("--host-discovery-script") > 0) {
-    if (app.count("--hosts") > 0 || app.count("--hostfile") > 0) {
-      throw UsageError("--host-discovery-script and -H/--hostfile both given; the script names the hosts, drop -H");
-    }
-    if (flags.discovery_script.empty()) throw UsageError("--host-discovery-script is empty; give the script's path");
-    check_script(flags.discovery_script);
-    e.discovery_script = flags.discovery_script;
-  }
+  if (flags.discovery_script.empty()) throw UsageError("--host-discovery-script is empty; give the script's path");
+  check_script(flags.discovery_script);
+  return flags.discovery_script;
+}
+
+// --min-np and --max-np, and -np between them.
+void resolve_np_range(ElasticOptions& e, const ElasticFlags& flags, const CLI::App& app, bool np_given, int& np) {
   if (app.count("--max-np") > 0) e.max_np = flag_int("--max-np", flags.max_np, 1, kMaxNp, "--max-np 8");
   if (app.count("--min-np") > 0) {
     e.min_np = flag_int("--min-np", flags.min_np, 1, kMaxNp, "--min-np 2");
   } else {
-    e.min_np = np_given ? options.np : 1;
+    e.min_np = np_given ? np : 1;
   }
   if (e.max_np > 0 && e.min_np > e.max_np) {
     throw UsageError("--min-np " + std::to_string(e.min_np) + " is above --max-np " + std::to_string(e.max_np) +
                      "; give --min-np <= --max-np");
   }
-  if (!np_given) options.np = e.discovery_script.empty() ? options.np : e.min_np;
-  if (options.np < e.min_np || (e.max_np > 0 && options.np > e.max_np)) {
-    throw UsageError("-np " + std::to_string(options.np) + " is outside --min-np " + std::to_string(e.min_np) +
+  if (!np_given) np = e.discovery_script.empty() ? np : e.min_np;
+  if (np < e.min_np || (e.max_np > 0 && np > e.max_np)) {
+    throw UsageError("-np " + std::to_string(np) + " is outside --min-np " + std::to_string(e.min_np) +
                      (e.max_np > 0 ? " .. --max-np " + std::to_string(e.max_np) : "") + "; give -np between them");
   }
+}
+
+// --elastic-timeout, --discovery-interval, --blacklist-cooldown-range and --reset-limit.
+void resolve_timing(ElasticOptions& e, const ElasticFlags& flags, const CLI::App& app) {
   if (app.count("--elastic-timeout") > 0) {
     e.timeout_s = flag_seconds("--elastic-timeout", flags.timeout, false, "give e.g. --elastic-timeout 600");
   }
@@ -120,7 +128,22 @@ void resolve_elastic(LaunchOptions& options, const ElasticFlags& flags, const CL
   if (app.count("--reset-limit") > 0) {
     e.reset_limit = flag_int("--reset-limit", flags.reset_limit, 0, kMaxNp, "--reset-limit 10");
   }
-  options.elastic = e;
+}
+
+}  // namespace
+
+std::optional<ElasticOptions> resolve_elastic(const ElasticFlags& flags, const CLI::App& app,
+                                              const ElasticContext& context, int& np) {
+  if (!elastic_requested(app)) {
+    refuse_elastic_only_flags(app);
+    return std::nullopt;
+  }
+  refuse_conflicts(context);
+  ElasticOptions e;
+  e.discovery_script = discovery_script(flags, app);
+  resolve_np_range(e, flags, app, context.np_given, np);
+  resolve_timing(e, flags, app);
+  return e;
 }
 
 }  // namespace hvd::launcher

@@ -1,5 +1,5 @@
 // hvdrun's elastic flags (--min-np, --max-np, --host-discovery-script, --elastic-timeout, --discovery-interval,
-// --blacklist-cooldown-range, --reset-limit): defined and checked here, kept in LaunchOptions::elastic. Any of
+// --blacklist-cooldown-range, --reset-limit): defined and checked here, kept in hvdrun's options. Any of
 // the first three makes the job elastic. Bad values throw hvd::UsageError naming the flag and the fix.
 #pragma once
 
@@ -14,8 +14,6 @@ class App;
 }
 
 namespace hvd::launcher {
-
-struct LaunchOptions;
 
 struct ElasticOptions {
   int min_np = 1;
@@ -34,7 +32,18 @@ struct ElasticFlags {
 
 void define_elastic_flags(CLI::App& app, ElasticFlags& flags);
 bool elastic_requested(const CLI::App& app);
-// Fills options.elastic (and options.np when -np was not given) from the flags; call after hosts and -np.
-void resolve_elastic(LaunchOptions& options, const ElasticFlags& flags, const CLI::App& app, bool np_given);
+// What the elastic flags are checked against: the rest of the command line.
+struct ElasticContext {
+  bool np_given = false;
+  bool mpi = false;           // --mpi
+  bool max_restarts = false;  // --max-restarts given
+  bool slurm = false;         // the agents start with srun
+};
+
+// The elastic options when --min-np, --max-np or --host-discovery-script is given, else std::nullopt (and the other
+// elastic flags are refused). When -np was not given and a script names the hosts, `np` becomes --min-np. Call
+// after the hosts and -np are resolved.
+std::optional<ElasticOptions> resolve_elastic(const ElasticFlags& flags, const CLI::App& app,
+                                              const ElasticContext& context, int& np);
 
 }  // namespace hvd::launcher

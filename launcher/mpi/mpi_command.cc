@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 #include "launcher/plan/worker_env.h"
 
 namespace hvd::launcher {
@@ -37,12 +37,12 @@ std::string ssh_args(const LaunchOptions& options) {
 
 }  // namespace
 
-std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOptions& options,
+std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOptions& options, const Plan& plan,
                                      const std::vector<std::string>& environment, uid_t euid, bool yield_when_idle) {
   std::vector<std::string> argv{mpirun};
   // Open MPI refuses root unless told; in containers root is the norm.
   if (euid == 0) argv.push_back("--allow-run-as-root");
-  argv.insert(argv.end(), {"--tag-output", "-np", std::to_string(options.np), "-H", host_list(options.plan.hosts),
+  argv.insert(argv.end(), {"--tag-output", "-np", std::to_string(options.np), "-H", host_list(plan.hosts),
                            "-bind-to", "none", "-map-by", "slot"});
   if (options.prefix_timestamp) argv.push_back("--timestamp-output");
   if (!options.output_dir.empty()) argv.insert(argv.end(), {"--output-filename", options.output_dir});

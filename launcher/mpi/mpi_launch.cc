@@ -13,13 +13,13 @@
 #include <thread>
 
 #include "common/env.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 #include "launcher/plan/local_host.h"
 #include "launcher/mpi/mpi_command.h"
 #include "launcher/mpi/mpirun_child.h"
 #include "launcher/mpi/mpirun_probe.h"
 #include "launcher/mpi/mpirun_report.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 #include "launcher/plan/worker_env.h"
 
 extern char** environ;
@@ -53,7 +53,7 @@ int unusable(const std::string& message) {
 
 }  // namespace
 
-int run_with_mpi(const LaunchOptions& options) {
+int run_with_mpi(const LaunchOptions& options, const Plan& plan) {
   const auto path = env_var::text("PATH");
   const char* path_env = env_var::c_str(path);
   const auto mpirun = find_mpirun(env_var::c_str(env_var::text("HVD_MPIRUN")), path_env);
@@ -75,7 +75,7 @@ int run_with_mpi(const LaunchOptions& options) {
     const std::string_view e(*entry);
     if (!is_reserved_env(e.substr(0, e.find('=')))) environment.emplace_back(e);
   }
-  const auto argv = mpi_command(*mpirun, options, environment, ::geteuid(), ranks_here(options.plan) > cores_here());
+  const auto argv = mpi_command(*mpirun, options, plan, environment, ::geteuid(), ranks_here(plan) > cores_here());
   if (options.verbose) std::cerr << "hvdrun: running " << info.version << ": " << shell_quote(argv) << std::endl;
 
   MpirunReport report;
@@ -85,7 +85,7 @@ int run_with_mpi(const LaunchOptions& options) {
                     "; check the file, or set HVD_MPIRUN");
   }
   const int code = WIFSIGNALED(end.status) ? exit_code::kSignalBase + WTERMSIG(end.status) : WEXITSTATUS(end.status);
-  return conclude(report.finish(options.plan, code, end.signal), options.report_file);
+  return conclude(report.finish(plan, code, end.signal), options.report_file);
 }
 
 }  // namespace hvd::launcher

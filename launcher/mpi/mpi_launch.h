@@ -8,9 +8,11 @@
 #pragma once
 
 #include "launcher/cli/options.h"
+#include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
 
-int run_with_mpi(const LaunchOptions& options);
+// `plan`: the ranks as hvdrun placed them; mpirun's -H follows it.
+int run_with_mpi(const LaunchOptions& options, const Plan& plan);
 
 }  // namespace hvd::launcher

@@ -95,13 +95,13 @@ MpirunEnd run_mpirun(const std::vector<std::string>& argv, const std::vector<std
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask);
   int err_pipe[2], exec_pipe[2];
   if (::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(exec_pipe, O_CLOEXEC) != 0) {
-    throw Error(std::string("--mpi: a pipe for mpirun: ") + std::strerror(errno));
+    throw Error(ErrorKind::kBackend, std::string("--mpi: a pipe for mpirun: ") + std::strerror(errno));
   }
   UniqueFd err_r(err_pipe[0]), err_w(err_pipe[1]), exec_r(exec_pipe[0]), exec_w(exec_pipe[1]);
   UniqueFd sfd(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
   std::fflush(nullptr);
   const pid_t child = ::fork();
-  if (child < 0) throw Error(std::string("--mpi: cannot fork for mpirun: ") + std::strerror(errno));
+  if (child < 0) throw Error(ErrorKind::kBackend, std::string("--mpi: cannot fork for mpirun: ") + std::strerror(errno));
   if (child == 0) exec_child(argv, environment, old_mask, err_w.get(), exec_w.get());
   err_w.reset();
   exec_w.reset();

@@ -3,7 +3,7 @@
 #include <regex>
 
 #include "common/failure_record.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 
 namespace hvd::launcher {
 namespace {

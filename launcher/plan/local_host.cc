@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/address.h"
 #include "common/logging.h"
 
 namespace hvd::launcher {
@@ -56,22 +57,6 @@ std::string canonical(const sockaddr* sa) {
   return numeric(sa);
 }
 
-struct AddrinfoFree {
-  void operator()(addrinfo* ai) const { ::freeaddrinfo(ai); }
-};
-using AddrinfoPtr = std::unique_ptr<addrinfo, AddrinfoFree>;
-
-// Resolves `name` (numerically only when `numeric_only`); empty when it does not resolve.
-AddrinfoPtr resolve(const std::string& name, bool numeric_only) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = numeric_only ? AI_NUMERICHOST : 0;
-  addrinfo* result = nullptr;
-  if (::getaddrinfo(name.c_str(), nullptr, &hints, &result) != 0) return nullptr;
-  return AddrinfoPtr(result);
-}
-
 bool any_local(const addrinfo* list, const std::vector<std::string>& mine) {
   for (const addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
     if (is_loopback(ai->ai_addr)) return true;
@@ -103,12 +88,12 @@ bool is_local_host(const std::string& raw_name) {
   if (name == "localhost" || name.ends_with(".localhost") || name == "localhost.localdomain") return true;
 
   const std::vector<std::string> mine = local_interface_addresses();
-  if (auto literal = resolve(name, /*numeric_only=*/true)) return any_local(literal.get(), mine);
+  if (auto literal = resolve(name, 0, {.numeric_only = true})) return any_local(literal.list.get(), mine);
 
   const std::string host = lower(this_hostname());
   if (name == host) return true;
   if (auto dot = host.find('.'); dot != std::string::npos && name == host.substr(0, dot)) return true;
-  if (auto resolved = resolve(name, /*numeric_only=*/false)) return any_local(resolved.get(), mine);
+  if (auto resolved = resolve(name)) return any_local(resolved.list.get(), mine);
   return false;
 }
 

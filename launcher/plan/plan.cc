@@ -12,7 +12,7 @@ std::vector<int> Plan::ranks_on(const std::string& host) const {
   return ranks;
 }
 
-Plan make_plan(const std::vector<HostSpec>& hosts, int np) {
+void check_plan_fits(const std::vector<HostSpec>& hosts, int np) {
   if (hosts.empty()) throw PlanError("no hosts to place ranks on; give -H or --hostfile");
   for (const auto& host : hosts) {
     if (host.slots < 1) throw PlanError("host " + host.name + " has no slots; give it 1 or more");
@@ -23,7 +23,11 @@ Plan make_plan(const std::vector<HostSpec>& hosts, int np) {
     throw PlanError("-np " + std::to_string(np) + " but the hosts offer " + std::to_string(total) + " slots (" +
                     describe_hosts(hosts) + "); lower -np or add hosts");
   }
+}
 
+Plan make_plan(const std::vector<HostSpec>& hosts, int np) {
+  check_plan_fits(hosts, np);
+  if (np <= 0) np = total_slots(hosts);
   Plan plan;
   for (const auto& host : hosts) {
     const int placed = std::min(host.slots, np - plan.size());

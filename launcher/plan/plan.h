@@ -37,5 +37,7 @@ class PlanError : public UsageError {
 
 // np <= 0 places a rank on every slot; np above the total slots throws PlanError.
 Plan make_plan(const std::vector<HostSpec>& hosts, int np);
+// make_plan's checks alone, for the command line to refuse a shortfall before anything else runs.
+void check_plan_fits(const std::vector<HostSpec>& hosts, int np);
 
 }  // namespace hvd::launcher

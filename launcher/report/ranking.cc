@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 
 namespace hvd::launcher::report {
 namespace {

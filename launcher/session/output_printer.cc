@@ -29,7 +29,7 @@ std::FILE* OutputPrinter::file_for(int rank, bool is_stderr) {
   std::filesystem::create_directories(dir, ec);
   auto path = dir / (is_stderr ? "stderr" : "stdout");
   std::FILE* file = std::fopen(path.c_str(), "we");
-  if (!file) throw Error("cannot write " + path.string() + " for --output-filename: check the directory");
+  if (!file) throw Error(ErrorKind::kUsage, "cannot write " + path.string() + " for --output-filename: check the directory");
   files_[key] = file;
   return file;
 }

@@ -2,11 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/address.h"
+
 namespace hvd::launcher {
 
 void RejectionLog::reject(const std::string& peer, const std::string& reason) {
-  const auto colon = peer.rfind(':');
-  const std::string address = colon == std::string::npos ? peer : peer.substr(0, colon);
+  const std::string address = host_of(peer);
   if (!window_open_) {
     window_open_ = true;
     timer_.expires_after(kWindow);

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <string>
 
-#include "launcher/cli/exit_codes.h"
+#include "launcher/report/exit_codes.h"
 
 namespace hvd::launcher {
 

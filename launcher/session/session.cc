@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/address.h"
 #include "common/crypto.h"
 #include "common/protocol.h"
 #include "launcher/session/agent_starter.h"
-#include "launcher/cli/exit_codes.h"
+#include "launcher/start/coordinator_address.h"
+#include "launcher/report/exit_codes.h"
 #include "launcher/plan/local_host.h"
-#include "launcher/checks/same_machine.h"
+#include "launcher/plan/same_machine.h"
 #include "launcher/slurm/srun_starter.h"
 #include "launcher/plan/worker_env.h"
 
@@ -48,8 +50,7 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
       outside_stop_(io_, [this](int code, const std::string& message) { fail(code, message); }),
       printer_(io_, options_.output_dir, options_.prefix_timestamp,
                [this](int agent, std::size_t bytes) { on_output_written(agent, bytes); }),
-      ranks_(),
-      report_(options_.elastic.has_value()) {
+      outcome_(options_.elastic.has_value()) {
   if (options_.elastic) {
     // The elastic job starts agents as hosts come; plan_.hosts collects them (start_agent looks them up there).
     // A fixed list is known now: the coordinator's address and the local agent's follow it from the start.
@@ -60,18 +61,9 @@ Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
     return;
   }
   for (int r = 0; r < plan_.size(); ++r) {
-    ranks_[r] = Rank{};
-    report_.add_rank(r, "rank " + std::to_string(r), plan_.slots[r].host);
+    outcome_.add(r, "rank " + std::to_string(r), plan_.slots[r].host);
   }
-  for (const auto& host : plan_.hosts) add_agent(host).ranks = plan_.ranks_on(host.name);
-}
-
-Session::Agent& Session::add_agent(const HostSpec& host) {
-  Agent agent;
-  agent.index = static_cast<int>(agents_.size());
-  agent.host = host.name;
-  agents_.push_back(std::move(agent));
-  return agents_.back();
+  for (const auto& host : plan_.hosts) fleet_.add(host.name).ranks = plan_.ranks_on(host.name);
 }
 
 int Session::run() {
@@ -79,7 +71,7 @@ int Session::run() {
   // job's fixed list is in plan_.hosts from the start).
   const std::string bind_address = options_.elastic && !options_.elastic->discovery_script.empty()
                                        ? (options_.coordinator_addr.empty() ? "0.0.0.0" : options_.coordinator_addr)
-                                       : coordinator_bind_address(plan_, options_);
+                                       : coordinator_bind_address(plan_, options_.coordinator_addr);
   server_ =
       std::make_unique<CoordinationServer>(io_, bind_address, from_hex(secret_hex_),
                                            [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
@@ -108,13 +100,8 @@ int Session::run() {
 }
 
 int Session::conclude() {
-  if (!options_.report_file.empty()) {
-    std::string error;
-    if (!report_.write(options_.report_file, error)) std::cerr << "hvdrun: " << error << std::endl;
-  }
   // Elastic jobs and preflights keep hvdrun's own code; a static job's is the root cause's (ranking.h).
-  if (elastic_ || output_handler_) return exit_code_.value_or(exit_code::kOk);
-  return report_.verdict().exit_code;
+  return outcome_.conclude(options_.report_file, elastic_ || output_handler_);
 }
 
 AgentStart Session::agent_start(const Agent& agent) {
@@ -124,13 +111,13 @@ AgentStart Session::agent_start(const Agent& agent) {
   start.coordinator_port = server_->port();
   start.secret_hex = secret_hex_;
   start.log_level = options_.verbose ? "info" : "warning";
-  start.on_ended = [this, index = agent.index](const std::string& reason) { on_agent_ended(agents_[index], reason); };
+  start.on_ended = [this, index = agent.index](const std::string& reason) { on_agent_ended(fleet_.at(index), reason); };
   return start;
 }
 
 void Session::start_agents() {
   std::vector<AgentStart> srun_starts;
-  for (auto& agent : agents_) {
+  for (auto& agent : fleet_) {
     AgentStart start = agent_start(agent);
     if (options_.launcher == LaunchOptions::Launcher::kSlurm) {
       srun_starts.push_back(std::move(start));  // one srun starts them all, below
@@ -139,8 +126,8 @@ void Session::start_agents() {
     // A job on this host alone is planned whole before its agent connects: the agent, forked, connects to the
     // address hvdrun listens on (loopback, which both ends of its link will show) and starts the workers without
     // waiting for the handshake.
-    if (agents_.size() == 1 && is_local_host(agent.host)) {
-      const std::string loopback = coordinator_bind_address(plan_, options_);
+    if (fleet_.size() == 1 && is_local_host(agent.host)) {
+      const std::string loopback = coordinator_bind_address(plan_, options_.coordinator_addr);
       start.first_launch = launch_message(agent.host, planned_ranks(agent), loopback, loopback);
     }
     try {
@@ -155,33 +142,22 @@ void Session::start_agents() {
   }
   if (srun_starts.empty()) return;
   try {
-    auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, options_);
-    for (size_t i = 0; i < agents_.size(); ++i) agents_[i].process = std::move(processes[i]);
+    const SrunOptions srun{.job_id = options_.slurm_job_id,
+                           .agent_path = options_.agent_path,
+                           .coordinator_addr = options_.coordinator_addr,
+                           .network_interface = options_.network_interface};
+    auto processes = start_srun_agents(io_, std::move(srun_starts), plan_, srun);
+    for (size_t i = 0; i < fleet_.size(); ++i) fleet_.at(static_cast<int>(i)).process = std::move(processes[i]);
   } catch (const std::exception& e) {
     fail(exit_code::kStartFailed, std::string("hvdrun: cannot start the agents with srun: ") + e.what());
   }
 }
 
-std::vector<std::string> Session::connected_hosts() const {
-  std::vector<std::string> hosts;
-  for (const auto& a : agents_) {
-    if (a.link) hosts.push_back(a.host);
-  }
-  return hosts;
-}
-
-// The host's current agent: an elastic job may have started it again after an earlier one ended.
-Session::Agent* Session::find_agent(const std::string& host) {
-  Agent* found = nullptr;
-  for (auto& a : agents_) {
-    if (a.host == host && (!found || !a.done)) found = &a;
-  }
-  return found;
-}
+std::vector<std::string> Session::connected_hosts() const { return fleet_.connected_hosts(); }
 
 void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
   const std::string host = hello.value("host", "");
-  Agent* agent = find_agent(host);
+  Agent* agent = fleet_.find(host);
   if (!agent || agent->link || agent->done || tearing_down_) {
     spdlog::warn("rejected an agent link from {} for host '{}': {}", link->peer(), host,
                  agent ? "that host's agent is already connected" : "no such host in this job");
@@ -195,12 +171,8 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
                      [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
   spdlog::info("agent on {} connected from {}", host, link->peer());
   if (elastic_) return elastic_->on_agent_connected(host);
-  for (const auto& a : agents_) {
-    if (!a.link) return check_start_failures();
-  }
-  std::vector<std::string> machines;
-  for (const auto& a : agents_) machines.push_back(a.machine);
-  if (auto problem = same_machine_problem(plan_.hosts, machines); !problem.empty()) {
+  if (!fleet_.all_linked()) return check_start_failures();
+  if (auto problem = same_machine_problem(plan_.hosts, fleet_.machines()); !problem.empty()) {
     return fail(exit_code::kUsage, "hvdrun: " + problem);
   }
   launch_all();
@@ -209,37 +181,39 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
 void Session::launch_all() {
   start_timer_.cancel();
   launched_ = true;
-  for (auto& agent : agents_) {
+  for (auto& agent : fleet_) {
     if (agent.process && agent.process->took_first_launch()) continue;  // its workers run already
     send_launch(agent, planned_ranks(agent));
   }
 }
 
-std::vector<std::pair<int, EnvMap>> Session::planned_ranks(const Agent& agent) const {
-  std::vector<std::pair<int, EnvMap>> ranks;
-  for (int r : agent.ranks) ranks.emplace_back(r, worker_env(plan_.slots[r], plan_.size(), options_, "", "", ""));
+std::vector<Session::WorkerLaunch> Session::planned_ranks(const Agent& agent) const {
+  std::vector<WorkerLaunch> ranks;
+  for (int r : agent.ranks) ranks.push_back({r, planned_contract(plan_.slots[r], plan_.size())});
   return ranks;
 }
 
 // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
 // address hvdrun saw the agent come from: both are known to route between these two hosts.
-void Session::send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks) {
-  agent.link->send(launch_message(agent.host, ranks, agent.link->local_address(), agent.link->remote_address()));
+void Session::send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers) {
+  agent.link->send(launch_message(agent.host, workers, agent.link->local_address(), agent.link->remote_address()));
 }
 
-// `ranks` carry their placement variables; the common ones are added here, per agent.
-nlohmann::json Session::launch_message(const std::string& host, const std::vector<std::pair<int, EnvMap>>& ranks,
+// Each worker's environment, built once: what it inherits, then its contract completed here, per agent.
+nlohmann::json Session::launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
                                        const std::string& store_host, const std::string& data_addr) const {
-  const std::string store_addr = store_host + ":" + std::to_string(server_->port());
+  const std::string store_addr = Address{store_host, server_->port()}.to_string();
   // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
   const EnvMap inherited = is_local_host(host) ? EnvMap{} : forwarded_env(environ);
-  const EnvMap common = common_worker_env(options_, store_addr, "", data_addr);
   nlohmann::json frames = nlohmann::json::array();
-  for (const auto& [rank, placement] : ranks) {
+  for (const auto& worker : workers) {
+    WorkerContract contract = worker.contract;
+    contract.store_addr = store_addr;
+    contract.data_addr = data_addr;
+    contract.exports = options_.exports;
     EnvMap env = inherited;
-    for (const auto& [name, value] : placement) env[name] = value;
-    for (const auto& [name, value] : common) env[name] = value;
-    frames.push_back({{"rank", rank}, {"env", env}});
+    write_worker_env(contract, env);
+    frames.push_back({{"rank", worker.id}, {"env", env}});
   }
   return {{"type", "launch"},
           {"command", options_.command},
@@ -268,14 +242,12 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
       printer_.lines(rank, is_stderr, lines, index, cost);
     }
   } else if (type == "started") {
-    ranks_[message.at("rank").get<int>()].pid = message.value("pid", 0);
-    report_.started(message.at("rank").get<int>(), message.value("pid", 0));
+    outcome_.started(message.at("rank").get<int>(), message.value("pid", 0));
   } else if (type == "exit") {
     on_worker_exit(agent, message);
   } else if (type == "spawn_failed") {
     const int rank = message.value("rank", -1);
-    ranks_[rank].exited = true;
-    report_.spawn_failed(rank, message.value("code", exit_code::kNotFound), message.value("error", "cannot start"));
+    outcome_.spawn_failed(rank, message.value("code", exit_code::kNotFound), message.value("error", "cannot start"));
     fail(message.value("code", exit_code::kNotFound),
          "hvdrun: rank " + std::to_string(rank) + " on " + agent.host + ": " + message.value("error", "cannot start"));
   } else if (type == "bye") {
@@ -289,8 +261,7 @@ void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
 
 void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
   const int rank = message.at("rank").get<int>();
-  ranks_[rank].exited = true;
-  report_.exited(rank, message);
+  outcome_.exited(rank, message);
   if (elastic_) {
     std::optional<int> code, signal;
     if (message.contains("signal")) signal = message.at("signal").get<int>();
@@ -302,7 +273,7 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
       "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
   if (message.contains("signal") && message.value("outside", false)) {
     const int signal = message.at("signal").get<int>();
-    if (!exit_code_) {
+    if (!outcome_.exit_code()) {
       outside_stop_.hold(exit_code::kSignalBase + signal,
                          "hvdrun: " + who + " was stopped from outside the job (" + describe_signal(signal) + ")");
     }
@@ -312,9 +283,7 @@ void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) 
   } else if (int code = message.value("code", 0); code != 0) {
     fail(code, "hvdrun: " + who + " exited with code " + std::to_string(code));
   }
-  bool all_exited = true;
-  for (const auto& [r, state] : ranks_) all_exited = all_exited && state.exited;
-  if (all_exited) outside_stop_.release();
+  if (outcome_.all_exited()) outside_stop_.release();
   maybe_finish();
 }
 
@@ -357,7 +326,7 @@ void Session::on_agent_ended(Agent& agent, const std::string& reason) {
 void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit) {
   const bool failed = exit.contains("signal") || exit.value("code", 0) != 0;
   if (!failed || exit.value("stopped", false) || exit.value("outside", false) || finishing_) return;
-  if (auto reason = report_.reason_of(id); !reason.empty()) {
+  if (auto reason = outcome_.report().reason_of(id); !reason.empty()) {
     printer_.message("hvdrun: the reset's root cause: worker " + std::to_string(id) + " on " + agent.host + ": " +
                      reason);
   }
@@ -367,34 +336,25 @@ void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json
 // when hvdrun does not stop the job for it again).
 void Session::report_host_lost(const Agent& agent, const std::string& reason) {
   if (!launched_ || finishing_) return;
-  report_.host_lost(agent.host, reason);
+  outcome_.report().host_lost(agent.host, reason);
 }
 
 void Session::check_start_failures() {
   // Wait until every host has either connected or failed, so the error names every failed host at once.
-  std::string failures;
-  for (const auto& a : agents_) {
-    if (!a.link && a.failure.empty()) return;
-    if (!a.failure.empty()) failures += (failures.empty() ? "" : "; ") + a.failure;
-  }
-  if (!failures.empty()) fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + failures);
+  const auto failures = fleet_.start_failures();
+  if (failures && !failures->empty()) fail(exit_code::kStartFailed, "hvdrun: the job did not start: " + *failures);
 }
 
 void Session::on_start_timeout() {
-  std::string missing;
-  for (const auto& a : agents_) {
-    if (!a.link) missing += (missing.empty() ? "" : ", ") + a.host + (a.failure.empty() ? "" : " (" + a.failure + ")");
-  }
   fail(exit_code::kStartFailed, "hvdrun: the job did not start: no agent connected within " +
-                                    seconds(options_.start_timeout_s) + " from " + missing +
+                                    seconds(options_.start_timeout_s) + " from " + fleet_.unconnected() +
                                     "; check the hosts or raise --start-timeout");
 }
 
 void Session::fail(int code, const std::string& message) {
-  if (!exit_code_ && outside_stop_.holding()) return outside_stop_.release();  // that stop came first
-  if (exit_code_) return;  // the first failure decides the job's fate
-  exit_code_ = code;
-  report_.failed(code, message);
+  if (!outcome_.exit_code() && outside_stop_.holding()) return outside_stop_.release();  // that stop came first
+  if (!outcome_.decide(code)) return;  // the first failure decides the job's fate
+  outcome_.report().failed(code, message);
   printer_.message(message);
   if (elastic_) elastic_->stop(message);
   begin_teardown();
@@ -404,8 +364,8 @@ void Session::begin_teardown() {
   if (tearing_down_) return;
   tearing_down_ = true;
   start_timer_.cancel();
-  for (auto& a : agents_) {
-    if (a.link && a.link->open() && !a.done) {
+  for (auto& a : fleet_) {
+    if (a.live()) {
       a.link->send({{"type", "terminate"}});
     } else if (!a.done) {
       a.process.reset();  // never connected: closing its stdin stops it
@@ -434,9 +394,7 @@ void Session::force_stop() {
 
 void Session::kill_now() {
   killing_ = true;
-  for (auto& a : agents_) {
-    if (a.link && a.link->open() && !a.done) a.link->send({{"type", "kill"}});
-  }
+  fleet_.send_to_live({{"type", "kill"}});
   teardown_timer_.expires_after(kKillConfirmBound);
   teardown_timer_.async_wait([this](std::error_code ec) {
     if (!ec) finish(false);
@@ -451,14 +409,10 @@ void Session::finish(bool drain_output) {
   }
   finishing_ = true;
   if (!output_handler_) {
-    if (auto summary = report_.summary(); !summary.empty()) printer_.message(summary);
+    if (auto summary = outcome_.report().summary(); !summary.empty()) printer_.message(summary);
   }
   // Closing the agents' stdin makes each kill what is left of its workers and exit.
-  for (auto& a : agents_) {
-    if (a.link) a.link->close("hvdrun is stopping");
-    a.process.reset();
-    a.done = true;
-  }
+  fleet_.close_all("hvdrun is stopping");
   server_->close();
   heartbeat_timer_.cancel();
   start_timer_.cancel();
@@ -472,13 +426,9 @@ void Session::finish(bool drain_output) {
 }
 
 void Session::maybe_finish() {
-  bool all_ranks_exited = !elastic_;  // an elastic job ends when the elastic job says so
-  for (const auto& [rank, r] : ranks_) all_ranks_exited = all_ranks_exited && r.exited;
+  const bool all_ranks_exited = !elastic_ && outcome_.all_exited();  // an elastic job ends when it says so
   if (!all_ranks_exited && !tearing_down_) return;
-  for (const auto& a : agents_) {
-    if (!a.done) return;
-  }
-  finish(!killing_);
+  if (fleet_.all_done()) finish(!killing_);
 }
 
 // --- elastic::SessionControl ---------------------------------------------------------------------------------
@@ -486,7 +436,7 @@ void Session::maybe_finish() {
 void Session::tell_elastic_gone(Agent& agent, const std::string& reason) {
   if (agent.elastic_told || finishing_) return;
   agent.elastic_told = true;
-  for (int id : agent.ranks) ranks_[id].exited = true;
+  for (int id : agent.ranks) outcome_.gone(id);
   elastic_->on_host_lost(agent.host, reason);
 }
 
@@ -495,44 +445,40 @@ void Session::start_agent(const HostSpec& host) {
   if (std::none_of(plan_.hosts.begin(), plan_.hosts.end(), [&](const HostSpec& h) { return h.name == host.name; })) {
     plan_.hosts.push_back(host);
   }
-  Agent& agent = add_agent(host);
+  Agent& agent = fleet_.add(host.name);
   try {
     agent.process = launcher::start_agent(io_, agent_start(agent), plan_, options_);
   } catch (const std::exception& e) {
     agent.failure = e.what();
     agent.done = true;
     // Told after this call returns: the elastic job is in the middle of deciding.
-    asio::post(io_, [this, index = agent.index] { tell_elastic_gone(agents_[index], agents_[index].failure); });
+    asio::post(io_, [this, index = agent.index] { tell_elastic_gone(fleet_.at(index), fleet_.at(index).failure); });
   }
 }
 
 void Session::launch_workers(const std::string& host, const std::vector<WorkerLaunch>& workers) {
-  Agent* agent = find_agent(host);
+  Agent* agent = fleet_.find(host);
   if (!agent || !agent->link || agent->done || tearing_down_) return;
-  std::vector<std::pair<int, EnvMap>> ranks;
   for (const auto& w : workers) {
-    ranks_[w.id] = Rank{};
-    report_.add_rank(w.id, "worker " + std::to_string(w.id), host);
+    outcome_.add(w.id, "worker " + std::to_string(w.id), host);
     agent->ranks.push_back(w.id);
-    ranks.emplace_back(w.id, EnvMap(w.env.begin(), w.env.end()));
   }
   launched_ = true;
-  send_launch(*agent, ranks);
+  send_launch(*agent, workers);
 }
 
 void Session::terminate_host(const std::string& host, const std::string& why) {
-  Agent* agent = find_agent(host);
+  Agent* agent = fleet_.find(host);
   if (!agent || agent->done) return;
   spdlog::info("stopping the agent on {}: {}", host, why);
   if (agent->link && agent->link->open()) return agent->link->send({{"type", "terminate"}, {"reason", why}});
   agent->process.reset();  // never connected: closing its stdin stops it
   agent->done = true;
-  asio::post(io_, [this, index = agent->index] { tell_elastic_gone(agents_[index], "stopped before it connected"); });
+  asio::post(io_, [this, index = agent->index] { tell_elastic_gone(fleet_.at(index), "stopped before it connected"); });
 }
 
 void Session::succeed() {
-  if (exit_code_) return;
-  exit_code_ = exit_code::kOk;
+  if (!outcome_.decide(exit_code::kOk)) return;
   elastic_->stop("the job is done");
   begin_teardown();
 }
@@ -542,7 +488,7 @@ void Session::message(const std::string& text) { printer_.message(text); }
 void Session::set_store_key(const std::string& key, const std::string& value) { server_->store().set(key, value); }
 
 void Session::on_output_written(int index, std::size_t bytes) {
-  Agent& agent = agents_.at(index);
+  Agent& agent = fleet_.at(index);
   agent.credit_due += bytes;
   // Credit in batches, and all of it once hvdrun holds nothing more, so an agent is never left waiting.
   if (agent.credit_due < protocol::kOutputWindow / 4 && printer_.buffered() > 0) return;
@@ -554,15 +500,7 @@ void Session::do_heartbeat() {
   heartbeat_timer_.expires_after(protocol::kHeartbeatInterval);
   heartbeat_timer_.async_wait([this](std::error_code ec) {
     if (ec) return;
-    const auto now = std::chrono::steady_clock::now();
-    for (auto& a : agents_) {
-      if (!a.link || !a.link->open() || a.done) continue;
-      if (now - a.last_heard > protocol::kHeartbeatTimeout) {
-        a.link->close("no heartbeat for " + std::to_string(protocol::kHeartbeatTimeout.count()) + " s");
-        continue;
-      }
-      a.link->send_urgent({{"type", "heartbeat"}});
-    }
+    fleet_.heartbeat();
     do_heartbeat();
   });
 }
@@ -571,13 +509,13 @@ void Session::do_wait_signal() {
   signals_.async_wait([this](std::error_code ec, int signal) {
     if (ec) return;
     if (finishing_) return finish(false);  // only output left to write: stop without it
-    if (tearing_down_ && exit_code_ && *exit_code_ == exit_code::kSignalBase + signal) {
+    if (tearing_down_ && outcome_.exit_code() == exit_code::kSignalBase + signal) {
       printer_.message("hvdrun: " + describe_signal(signal) + " again; killing every worker now");
       kill_now();
       return do_wait_signal();
     }
     outside_stop_.drop();  // hvdrun's own signal is the news
-    if (!exit_code_) report_.stopped_by(signal);
+    if (!outcome_.exit_code()) outcome_.report().stopped_by(signal);
     fail(exit_code::kSignalBase + signal,
          "hvdrun: received " + describe_signal(signal) + "; stopping the job on every host");
     do_wait_signal();

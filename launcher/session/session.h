@@ -33,15 +33,16 @@
 #include <vector>
 
 #include "common/framed_connection.h"
-#include "launcher/session/agent_process.h"
+#include "launcher/start/agent_process.h"
+#include "launcher/session/agent_fleet.h"
 #include "launcher/session/coordination_server.h"
+#include "launcher/session/job_outcome.h"
 #include "launcher/elastic/elastic_job.h"
 #include "launcher/cli/options.h"
 #include "launcher/session/output_printer.h"
 #include "launcher/session/outside_stop_hold.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/worker_env.h"
-#include "launcher/report/job_report.h"
 
 namespace hvd::launcher {
 
@@ -57,31 +58,14 @@ class Session : public elastic::SessionControl {
   std::vector<std::string> connected_hosts() const;
 
  private:
-  struct Agent {
-    int index = 0;  // in agents_: the owner of its output's credit
-    std::string host;
-    std::vector<int> ranks;
-    std::unique_ptr<AgentProcess> process;
-    std::shared_ptr<FramedConnection> link;
-    std::chrono::steady_clock::time_point last_heard;
-    std::string failure;         // why it could not start, if it could not
-    std::string machine;         // the identity its hello reported (same_machine.h)
-    bool done = false;           // said bye, or its link is gone
-    std::size_t credit_due = 0;  // output written out, not yet credited back
-    bool elastic_told = false;   // the elastic job heard that this agent is gone
-  };
-  struct Rank {
-    int pid = 0;
-    bool exited = false;
-  };
+  using Agent = FleetAgent;
 
   void start_agents();
-  Agent& add_agent(const HostSpec& host);
   AgentStart agent_start(const Agent& agent);
-  void send_launch(Agent& agent, const std::vector<std::pair<int, EnvMap>>& ranks);
-  nlohmann::json launch_message(const std::string& host, const std::vector<std::pair<int, EnvMap>>& ranks,
+  void send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers);
+  nlohmann::json launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
                                 const std::string& store_host, const std::string& data_addr) const;
-  std::vector<std::pair<int, EnvMap>> planned_ranks(const Agent& agent) const;  // its ranks' placement variables
+  std::vector<WorkerLaunch> planned_ranks(const Agent& agent) const;  // its ranks' placements
   void tell_elastic_gone(Agent& agent, const std::string& reason);
   // elastic::SessionControl
   void start_agent(const HostSpec& host) override;
@@ -107,7 +91,6 @@ class Session : public elastic::SessionControl {
   void maybe_finish();
   void do_heartbeat();
   void do_wait_signal();
-  Agent* find_agent(const std::string& host);
   void report_host_lost(const Agent& agent, const std::string& reason);
   void log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit);
   int conclude();  // after the event loop: the report written, hvdrun's exit code
@@ -122,11 +105,9 @@ class Session : public elastic::SessionControl {
   OutsideStopHold outside_stop_;  // a rank stopped from outside: the teardown waits for the stop to reach the rest
   std::unique_ptr<CoordinationServer> server_;
   OutputPrinter printer_;
-  std::deque<Agent> agents_;   // a deque: an elastic job adds agents, and handlers hold references to them
-  std::map<int, Rank> ranks_;  // by rank (static) or worker id (elastic)
+  AgentFleet fleet_;
+  JobOutcome outcome_;
   std::unique_ptr<elastic::ElasticJob> elastic_;
-  std::optional<int> exit_code_;  // set by the first failure; the report's verdict may name another (conclude)
-  report::JobReport report_;
   OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;

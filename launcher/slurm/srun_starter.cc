@@ -15,12 +15,13 @@
 #include <functional>
 #include <memory>
 
+#include "common/address.h"
 #include "common/env.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
-#include "launcher/session/agent_starter.h"
+#include "launcher/start/coordinator_address.h"
 #include "launcher/plan/local_host.h"
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 
 namespace hvd::launcher {
 namespace {
@@ -32,32 +33,28 @@ constexpr int kSrunTermWaitMs = 3'000;
 
 // The address of this machine that routes to `host` (a UDP connect sends nothing): the one its agent can reach.
 std::string address_toward(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), "9", &hints, &found); rc != 0) {
-    throw Error("cannot resolve Slurm node " + host + " (" + gai_strerror(rc) +
+  const Resolved found = resolve(host, 9, {.family = AF_INET, .socktype = SOCK_DGRAM});
+  if (!found) {
+    throw Error(ErrorKind::kUsage, "cannot resolve Slurm node " + host + " (" + found.error +
                 ") to find the address its agent connects back to; give --coordinator-addr or --network-interface");
   }
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
   UniqueFd probe(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   sockaddr_storage local{};
   socklen_t length = sizeof local;
   char text[NI_MAXHOST];
-  if (!probe.valid() || ::connect(probe.get(), found->ai_addr, found->ai_addrlen) != 0 ||
+  if (!probe.valid() || ::connect(probe.get(), found.list->ai_addr, found.list->ai_addrlen) != 0 ||
       ::getsockname(probe.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0 ||
       ::getnameinfo(reinterpret_cast<sockaddr*>(&local), length, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) {
-    throw Error("no route from here to Slurm node " + host + " (" + std::strerror(errno) +
+    throw Error(ErrorKind::kUsage, "no route from here to Slurm node " + host + " (" + std::strerror(errno) +
                 "); give --coordinator-addr or --network-interface");
   }
   return text;
 }
 
-std::string coordinator_address(const Plan& plan, const LaunchOptions& options) {
+std::string coordinator_address(const Plan& plan, const SrunOptions& options) {
   for (const auto& host : plan.hosts) {
     if (is_local_host(host.name)) continue;
-    const std::string chosen = chosen_coordinator_address(options);
+    const std::string chosen = chosen_coordinator_address(options.coordinator_addr, options.network_interface);
     return chosen.empty() ? address_toward(host.name) : chosen;
   }
   return "127.0.0.1";  // every agent runs on this node
@@ -70,14 +67,14 @@ class SrunStep {
   SrunStep(asio::io_context& io, std::vector<std::string> argv_strings, const std::string& secret_hex)
       : pidfd_watch_(io) {
     int in[2];
-    if (::pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("pipe for srun: ") + std::strerror(errno));
+    if (::pipe2(in, O_CLOEXEC) != 0) throw Error(ErrorKind::kBackend, std::string("pipe for srun: ") + std::strerror(errno));
     UniqueFd read_end(in[0]);
     stdin_.reset(in[1]);
     std::vector<char*> argv;
     for (auto& s : argv_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
     pid_ = ::fork();
-    if (pid_ < 0) throw Error(std::string("fork for srun: ") + std::strerror(errno));
+    if (pid_ < 0) throw Error(ErrorKind::kBackend, std::string("fork for srun: ") + std::strerror(errno));
     if (pid_ == 0) {
       ::dup2(read_end.get(), STDIN_FILENO);
       ::execvp(argv[0], argv.data());
@@ -127,7 +124,7 @@ class SrunStep {
   [[noreturn]] void abandon(const std::string& why) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
-    throw Error(why);
+    throw Error(ErrorKind::kBackend, why);
   }
 
   UniqueFd stdin_;
@@ -185,7 +182,7 @@ std::vector<std::string> srun_command(const std::string& srun, const std::vector
 }
 
 std::vector<std::unique_ptr<AgentProcess>> start_srun_agents(asio::io_context& io, std::vector<AgentStart> starts,
-                                                             const Plan& plan, const LaunchOptions& options) {
+                                                             const Plan& plan, const SrunOptions& options) {
   const std::string coordinator = coordinator_address(plan, options);
   for (auto& s : starts) {
     s.coordinator_host = coordinator;
@@ -193,7 +190,7 @@ std::vector<std::unique_ptr<AgentProcess>> start_srun_agents(asio::io_context& i
   }
   std::string srun = hvd::env_var::text("HVD_SRUN").value_or("");
   if (srun.empty()) srun = "srun";
-  auto argv = srun_command(srun, starts, options.slurm_job_id);
+  auto argv = srun_command(srun, starts, options.job_id);
   spdlog::info("starting the agents: {}", shell_quote(argv));
   auto shared = std::make_shared<SharedStep>();
   shared->step = std::make_unique<SrunStep>(io, std::move(argv), starts.front().secret_hex);

@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/session/agent_process.h"
-#include "launcher/cli/options.h"
+#include "launcher/start/agent_process.h"
 #include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
@@ -23,8 +22,16 @@ namespace hvd::launcher {
 std::vector<std::string> srun_command(const std::string& srun, const std::vector<AgentStart>& starts,
                                       const std::string& job_id);
 
+// What the srun starter takes from the command line.
+struct SrunOptions {
+  std::string job_id;             // the allocation hvdrun runs in
+  std::string agent_path;         // --agent-path; empty: the starts' own
+  std::string coordinator_addr;   // --coordinator-addr
+  std::string network_interface;  // --network-interface
+};
+
 // srun is HVD_SRUN when set, else `srun` from PATH. Throws hvd::Error when srun cannot be started.
 std::vector<std::unique_ptr<AgentProcess>> start_srun_agents(asio::io_context& io, std::vector<AgentStart> starts,
-                                                             const Plan& plan, const LaunchOptions& options);
+                                                             const Plan& plan, const SrunOptions& options);
 
 }  // namespace hvd::launcher

@@ -64,11 +64,11 @@ class SshAgentProcess : public AgentProcess {
   SshAgentProcess(asio::io_context& io, AgentStart start, const HostSpec& host, const SshOptions& ssh)
       : io_(io), start_(std::move(start)), host_(host), ssh_(ssh), alive_(std::make_shared<std::atomic<bool>>(true)),
         wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (!wake_.valid()) throw Error(start_.host + ": eventfd for the SSH starter: " + std::strerror(errno));
+    if (!wake_.valid()) throw Error(ErrorKind::kBackend, start_.host + ": eventfd for the SSH starter: " + std::strerror(errno));
     std::error_code ec;
     cwd_ = std::filesystem::current_path(ec).string();
     if (ec) {
-      throw Error(start_.host + ": cannot get hvdrun's working directory (" + ec.message() +
+      throw Error(ErrorKind::kBackend, start_.host + ": cannot get hvdrun's working directory (" + ec.message() +
                   "): start hvdrun from a directory that exists on every host");
     }
     thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
@@ -129,23 +129,7 @@ class SshAgentProcess : public AgentProcess {
 
     AgentStart command_start = start_;
     if (command_start.coordinator_host.empty()) command_start.coordinator_host = conn.local_address();
-    SshChannelPtr channel(ssh_channel_new(conn.session()));
-    if (!channel || ssh_channel_open_session(channel.get()) != SSH_OK) {
-      throw SshError(start_.host + ": cannot open an SSH session channel on " + conn.endpoint() + ": " +
-                     ssh_get_error(conn.session()));
-    }
-    ssh_channel_callbacks_struct callbacks{};
-    ssh_callbacks_init(&callbacks);
-    callbacks.userdata = &exit_signal_;
-    callbacks.channel_exit_signal_function = [](ssh_session, ssh_channel, const char* signal, int, const char*,
-                                                const char*, void* userdata) {
-      *static_cast<std::string*>(userdata) = signal != nullptr ? signal : "?";
-    };
-    ssh_set_channel_callbacks(channel.get(), &callbacks);
-    std::string command = remote_agent_command(agent_command(command_start), cwd_);
-    if (ssh_channel_request_exec(channel.get(), command.c_str()) != SSH_OK) {
-      throw SshError(start_.host + ": cannot run hvd-agent over SSH: " + ssh_get_error(conn.session()));
-    }
+    SshChannelPtr channel = exec_agent(conn, command_start);
     std::string secret_line = start_.secret_hex + "\n";
     if (ssh_channel_write(channel.get(), secret_line.data(), secret_line.size()) !=
         static_cast<int>(secret_line.size())) {
@@ -167,6 +151,27 @@ class SshAgentProcess : public AgentProcess {
     }
     if (stop.stop_requested()) return {};
     return watch(conn, channel.get(), stop);
+  }
+
+  // A session channel on `conn` running hvd-agent, its exit signal reported into exit_signal_.
+  SshChannelPtr exec_agent(SshConnection& conn, const AgentStart& command_start) {
+    SshChannelPtr channel(ssh_channel_new(conn.session()));
+    if (!channel || ssh_channel_open_session(channel.get()) != SSH_OK) {
+      throw SshError(start_.host + ": cannot open an SSH session channel on " + conn.endpoint() + ": " +
+                     ssh_get_error(conn.session()));
+    }
+    ssh_callbacks_init(&callbacks_);
+    callbacks_.userdata = &exit_signal_;
+    callbacks_.channel_exit_signal_function = [](ssh_session, ssh_channel, const char* signal, int, const char*,
+                                                 const char*, void* userdata) {
+      *static_cast<std::string*>(userdata) = signal != nullptr ? signal : "?";
+    };
+    ssh_set_channel_callbacks(channel.get(), &callbacks_);
+    std::string command = remote_agent_command(agent_command(command_start), cwd_);
+    if (ssh_channel_request_exec(channel.get(), command.c_str()) != SSH_OK) {
+      throw SshError(start_.host + ": cannot run hvd-agent over SSH: " + ssh_get_error(conn.session()));
+    }
+    return channel;
   }
 
   // Relays the agent's output until it ends or we are told to stop; returns why it ended.
@@ -232,6 +237,7 @@ class SshAgentProcess : public AgentProcess {
   std::shared_ptr<std::atomic<bool>> alive_;  // false once destroyed: posted reasons are dropped
   UniqueFd wake_;                             // eventfd: the destructor wakes the watch loop
   std::string exit_signal_;                   // set by libssh's callback on the thread
+  ssh_channel_callbacks_struct callbacks_{};  // libssh keeps a pointer to it while the channel lives
   std::mutex mu_;
   SshConnection* connection_ = nullptr;  // guarded by mu_: the connection being set up, for interrupt()
   bool blocking_ = true;                 // guarded by mu_: still connecting/authenticating/starting

@@ -16,7 +16,7 @@
 #include <asio.hpp>
 #include <memory>
 
-#include "launcher/session/agent_process.h"
+#include "launcher/start/agent_process.h"
 #include "launcher/plan/hosts.h"
 #include "launcher/ssh/ssh_options.h"
 

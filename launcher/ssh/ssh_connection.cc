@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/address.h"
 #include "common/env.h"
 
 namespace hvd::launcher {
@@ -122,25 +123,20 @@ SshConnection::~SshConnection() {
 }
 
 std::string SshConnection::endpoint() const {
-  bool v6 = host_.find(':') != std::string::npos;
-  return (v6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
+  return Address{host_, port_}.to_string();
 }
 
 void SshConnection::tcp_connect(int wake_fd) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* list = nullptr;
-  std::string port = std::to_string(port_);
-  if (int rc = ::getaddrinfo(host_.c_str(), port.c_str(), &hints, &list); rc != 0) {
-    throw SshError(label_ + ": name does not resolve (" + host_ + ": " + gai_strerror(rc) +
+  const Resolved resolved = resolve(host_, port_);
+  if (!resolved) {
+    throw SshError(label_ + ": name does not resolve (" + host_ + ": " + resolved.error +
                    "): check the name in the host list or the HostName in the SSH config");
   }
-  std::unique_ptr<addrinfo, void (*)(addrinfo*)> guard(list, ::freeaddrinfo);
+  const std::string port = std::to_string(port_);
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(static_cast<long>(options_.connect_timeout_s * 1000));
   std::string failures;
-  for (const addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
+  for (const addrinfo* ai = resolved.list.get(); ai != nullptr; ai = ai->ai_next) {
     std::string where = numeric_host(ai->ai_addr, true) + ":" + port;
     UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
     if (!fd.valid()) continue;

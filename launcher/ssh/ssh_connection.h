@@ -16,9 +16,10 @@
 
 namespace hvd::launcher {
 
+// SSH could not reach, verify, log in to or run the agent on a host: the agent-starting backend failed.
 class SshError : public Error {
  public:
-  using Error::Error;
+  explicit SshError(const std::string& what) : Error(ErrorKind::kBackend, what) {}
 };
 
 namespace detail {

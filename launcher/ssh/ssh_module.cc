@@ -34,7 +34,7 @@ StartSshAgentFn load_entry() {
     }
     tried += "\n  " + path + ": no " + kSshModuleEntry + " in it (a module of another hvd version?)";
   }
-  throw Error("hvdrun cannot load its SSH module, needed to start agents on other hosts:" + tried +
+  throw Error(ErrorKind::kBackend, "hvdrun cannot load its SSH module, needed to start agents on other hosts:" + tried +
               "\nreinstall hvd so that hvd-ssh.so lies in " HVD_SSH_MODULE_INSTALL_DIR " relative to hvdrun");
 }
 

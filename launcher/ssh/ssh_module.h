@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "launcher/plan/hosts.h"
-#include "launcher/session/agent_process.h"
+#include "launcher/start/agent_process.h"
 #include "launcher/ssh/ssh_options.h"
 
 namespace hvd::launcher {

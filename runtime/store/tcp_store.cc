@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include "common/address.h"
 #include "hvd/error.h"
 
 namespace hvd::detail {
@@ -21,19 +22,8 @@ TcpStore::TcpStore(const std::string& host, int port, const std::string& secret,
 
 std::unique_ptr<TcpStore> TcpStore::connect(const std::string& address, const std::string& secret, int rank,
                                             std::chrono::milliseconds connect_timeout) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos || colon + 1 == address.size()) {
-    throw Error("bad store address '" + address + "': expected host:port");
-  }
-  std::string host = address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  int port = 0;
-  try {
-    port = std::stoi(address.substr(colon + 1));
-  } catch (const std::exception&) {
-    throw Error("bad store address '" + address + "': the port is not a number");
-  }
-  return std::make_unique<TcpStore>(host, port, secret, rank, connect_timeout);
+  const Address parsed = parse_address(address, "store address");
+  return std::make_unique<TcpStore>(parsed.host, parsed.port, secret, rank, connect_timeout);
 }
 
 nlohmann::json TcpStore::request(const nlohmann::json& message, std::chrono::milliseconds reply_timeout) {

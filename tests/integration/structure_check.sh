@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# scripts/check-structure.sh passes on this tree and catches an environment read outside common/env, and an
-# #include that points up the layers (common <- store <- comm <- engine <- api <- glue; programs: common, store).
+# scripts/check-structure.sh passes on this tree and catches an environment read outside common/env, an #include
+# that points up the layers (common <- store <- comm <- engine <- api <- glue; programs: common, store), two launcher
+# folders that include each other, and a function over 60 lines in launcher/, agent/ or common/.
 source "$(dirname "$0")/lib.bash"
 : "${HVD_SOURCE:?set HVD_SOURCE to the source tree}"
 CHECK="$HVD_SOURCE/scripts/check-structure.sh"
 
 bash "$CHECK" "$HVD_SOURCE" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "the tree breaks a structure rule"; }
 pass "the tree reads the environment only through common/env and includes down the layers"
+
+# check_fails WHAT: the check must exit 1 on the planted tree, its report in $TEST_TMP/out.
+check_fails() {
+  local rc=0
+  bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$TEST_TMP/out"; fail "$1 (exit $rc)"; }
+}
 
 # A copy of the scanned folders with one getenv+atoi added must fail, naming the file and line.
 mkdir -p "$TEST_TMP/tree"
@@ -17,11 +25,7 @@ cat >"$TEST_TMP/tree/agent/sneaky.cc" <<'CC'
 // getenv in a comment is fine
 int size() { return std::atoi(std::getenv("HOROVOD_SIZE")); }
 CC
-set +e
-bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1
-rc=$?
-set -e
-[ "$rc" -eq 1 ] || { cat "$TEST_TMP/out"; fail "an added getenv/atoi passed the check (exit $rc)"; }
+check_fails "an added getenv/atoi passed the check"
 grep -q '^agent/sneaky.cc:3:' "$TEST_TMP/out" || { cat "$TEST_TMP/out"; fail "the report does not name agent/sneaky.cc:3"; }
 ! grep -q '^agent/sneaky.cc:2:' "$TEST_TMP/out" || fail "a comment naming getenv was reported"
 pass "an added getenv/atoi is reported with its file and line"
@@ -41,11 +45,7 @@ printf '%s\n' '#pragma once' '#include "runtime/store/store.h"' '#include "runti
   >"$TEST_TMP/tree/runtime/comm/down.h"
 bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "an include down the layers was reported"; }
 printf '%s\n' '#pragma once' '// engine types' '#include "runtime/engine/message.h"' >"$TEST_TMP/tree/runtime/comm/up.h"
-set +e
-bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1
-rc=$?
-set -e
-[ "$rc" -eq 1 ] || { cat "$TEST_TMP/out"; fail "comm including engine passed the check (exit $rc)"; }
+check_fails "comm including engine passed the check"
 grep -q '^runtime/comm/up.h:3: includes runtime/engine/message.h (engine) from comm' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name runtime/comm/up.h:3 and the layers"; }
 rm "$TEST_TMP/tree/runtime/comm/up.h"
@@ -54,3 +54,31 @@ bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 && fail "the agent includin
 grep -q '^agent/up.cc:1: includes runtime/runtime.h (api) from agent' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name agent/up.cc:1"; }
 pass "an include up the layers, or from a program into libhvd, is reported with its file and line"
+
+# Launcher folders: one way passes; both ways fails, naming both folders and an include each way.
+rm -f "$TEST_TMP/tree/agent/up.cc"
+printf '%s\n' '#pragma once' '#include "launcher/session/session.h"' >"$TEST_TMP/tree/launcher/ssh/back.h"
+check_fails "launcher/ssh and launcher/session including each other passed"
+grep -q '^launcher/session and launcher/ssh include each other: launcher/session/[a-z_]*\.\(cc\|h\):[0-9]* includes launcher/ssh/, launcher/ssh/back.h:2 includes launcher/session/$' "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name the pair and an include each way"; }
+rm "$TEST_TMP/tree/launcher/ssh/back.h"
+pass "two launcher folders including each other are reported with an include each way"
+
+# Function length: 60 lines pass, 61 fail, naming file, line and function; braces in strings and comments do not
+# count, and a long function outside the checked folders (runtime/ for now) does not fail the check.
+long_function() {  # long_function NAME BODY_LINES
+  echo "int $1(int x) {"
+  for ((i = 0; i < $2; i++)); do echo '  x += 1;  // } not the end'; done
+  echo '  const char* brace = "}";'
+  echo '  return x + (brace != nullptr);'
+  echo '}'
+}
+long_function fits 56 >"$TEST_TMP/tree/agent/long.cc"
+bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "a 60-line function was reported"; }
+{ echo '// a comment line'; long_function too_long 57; } >"$TEST_TMP/tree/agent/long.cc"
+check_fails "a 61-line function passed the check"
+grep -q '^agent/long.cc:2: function too_long is 61 lines (at most 60)$' "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name agent/long.cc:2 and its length"; }
+mv "$TEST_TMP/tree/agent/long.cc" "$TEST_TMP/tree/runtime/long.cc"
+bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "a long function in runtime/ failed the check"; }
+pass "a function over 60 lines in launcher/, agent/ or common/ is reported with its file, line and length"

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/address.h"
 #include "hvd/error.h"
 
 namespace hvd::detail {
@@ -44,15 +45,12 @@ TcpListener::TcpListener(const std::string& bind_address) {
   if (bind_address.empty()) {
     addr.sin_addr.s_addr = htonl(INADDR_ANY);
   } else if (::inet_pton(AF_INET, bind_address.c_str(), &addr.sin_addr) != 1) {
-    addrinfo hints{};
-    hints.ai_family = AF_INET;
-    addrinfo* found = nullptr;
-    if (::getaddrinfo(bind_address.c_str(), nullptr, &hints, &found) != 0 || !found) {
-      throw Error("data-plane address '" + bind_address +
+    const Resolved found = resolve(bind_address, 0, {.family = AF_INET});
+    if (!found) {
+      throw Error(ErrorKind::kUsage, "data-plane address '" + bind_address +
                   "' is neither an IPv4 address nor a resolvable host name; set HVD_DATA_ADDR to this host's IP");
     }
-    addr.sin_addr = reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr;
-    ::freeaddrinfo(found);
+    addr.sin_addr = reinterpret_cast<const sockaddr_in*>(found.list->ai_addr)->sin_addr;
   }
   if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_.get(), 256) != 0) {
     throw Error("data-plane listener on '" + (bind_address.empty() ? std::string("*") : bind_address) +

@@ -7,19 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/address.h"
 #include "common/blocking_channel.h"
 #include "common/error.h"
 #include "common/frame.h"
 #include "common/handshake.h"
 
 namespace hvd::detail {
-namespace {
-std::pair<std::string, int> split_address(const std::string& address) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos) throw Error("bad data-plane address '" + address + "'");
-  return {address.substr(0, colon), std::stoi(address.substr(colon + 1))};
-}
-}  // namespace
 
 TcpMesh::TcpMesh(TcpListener& listener, std::vector<PeerInfo> peers, int rank, const std::string& secret,
                  const std::string& job_id, std::chrono::milliseconds timeout)
@@ -35,9 +29,9 @@ TcpMesh::TcpMesh(TcpListener& listener, std::vector<PeerInfo> peers, int rank, c
 
 void TcpMesh::dial(int to, const std::string& secret, const std::string& job_id, std::chrono::milliseconds timeout) {
   const auto& p = peers_[static_cast<std::size_t>(to)];
-  auto [host, port] = split_address(p.address);
+  const Address address = parse_address(p.address, "data-plane address of " + describe(p, true));
   const std::string what = "data-plane handshake with " + describe(p, true);
-  UniqueFd fd = connect_tcp(host, port, timeout);
+  UniqueFd fd = connect_tcp(address.host, address.port, timeout);
   HandshakeClient client(secret);
   std::string hello(kServerHelloSize, '\0');
   read_exact(fd.get(), hello.data(), hello.size(), timeout, what);

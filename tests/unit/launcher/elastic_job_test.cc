@@ -21,7 +21,7 @@ struct FakeSession : SessionControl {
 
   void start_agent(const HostSpec& host) override { agents_started.push_back(host.name); }
   void launch_workers(const std::string&, const std::vector<WorkerLaunch>& workers) override {
-    for (const auto& w : workers) launched.emplace_back(w.env.at("HVD_WORKER_ID"), w.id);
+    for (const auto& w : workers) launched.emplace_back(w.contract.elastic->worker_id, w.id);
   }
   void terminate_host(const std::string& host, const std::string&) override { hosts_terminated.push_back(host); }
   void fail(int, const std::string& message) override { messages.push_back("fail: " + message); }

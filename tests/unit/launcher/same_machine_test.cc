@@ -1,4 +1,4 @@
-#include "launcher/checks/same_machine.h"
+#include "launcher/plan/same_machine.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "launcher/cli/shell_words.h"
+#include "launcher/flags/shell_words.h"
 
 #include <doctest/doctest.h>
 

@@ -4,40 +4,17 @@
 
 using hvd::launcher::EnvMap;
 using hvd::launcher::forwarded_env;
-using hvd::launcher::LaunchOptions;
 using hvd::launcher::make_plan;
 using hvd::launcher::parse_host_list;
-using hvd::launcher::worker_env;
+using hvd::launcher::planned_contract;
 
-TEST_CASE("worker_env: the HOROVOD_* contract, store address and secret") {
+TEST_CASE("planned_contract: a rank's placement and host from the plan") {
   const auto plan = make_plan(parse_host_list("a:1,b:2"), 0);
-  LaunchOptions options;
-  const auto env = worker_env(plan.slots[2], plan.size(), options, "10.0.0.1:4000", "abcd", "");
-  const EnvMap expected = {
-      {"HOROVOD_RANK", "2"},       {"HOROVOD_SIZE", "3"},       {"HOROVOD_LOCAL_RANK", "1"},
-      {"HOROVOD_LOCAL_SIZE", "2"}, {"HOROVOD_CROSS_RANK", "0"}, {"HOROVOD_CROSS_SIZE", "1"},
-      {"HOROVOD_HOSTNAME", "b"},   {"PYTHONUNBUFFERED", "1"},   {"HVD_STORE_ADDR", "10.0.0.1:4000"},
-      {"HVD_SECRET", "abcd"}};
-  CHECK(env == expected);
-}
-
-TEST_CASE("worker_env: data address only when given; exports added") {
-  const auto plan = make_plan(parse_host_list("a:2"), 0);
-  LaunchOptions options;
-  options.exports = {{"FOO", "bar"}, {"PYTHONUNBUFFERED", "0"}, {"EMPTY", ""}};
-  const auto env = worker_env(plan.slots[0], plan.size(), options, "s:1", "ff", "192.0.2.1");
-  CHECK(env.at("HVD_DATA_ADDR") == "192.0.2.1");
-  CHECK(env.at("FOO") == "bar");
-  CHECK(env.at("EMPTY").empty());
-  CHECK(env.at("PYTHONUNBUFFERED") == "0");
-  CHECK(env.at("HOROVOD_RANK") == "0");
-}
-
-TEST_CASE("worker_env: the contract wins over exports") {
-  const auto plan = make_plan(parse_host_list("a:1"), 0);
-  LaunchOptions options;
-  options.exports = {{"HOROVOD_RANK", "7"}};  // parse_command_line refuses this; worker_env holds anyway
-  CHECK(worker_env(plan.slots[0], 1, options, "s:1", "ff", "").at("HOROVOD_RANK") == "0");
+  const auto contract = planned_contract(plan.slots[2], plan.size());
+  CHECK(contract.placement == hvd::WorkerPlacement{2, 3, 1, 2, 0, 1});
+  CHECK(contract.hostname == "b");
+  CHECK_FALSE(contract.store_addr);
+  CHECK_FALSE(contract.secret_hex);
 }
 
 TEST_CASE("forwarded_env: documented names and prefixes, never the secret or the rank contract") {
@@ -79,25 +56,24 @@ TEST_CASE("forwarded_env: documented names and prefixes, never the secret or the
 TEST_CASE("default_omp_threads: OMP_NUM_THREADS=1 when ranks share a host and nobody set it, said once") {
   using hvd::launcher::default_omp_threads;
   const char* bare[] = {"PATH=/usr/bin", nullptr};
-  LaunchOptions options;
-  options.plan = make_plan(parse_host_list("a:1,b:2"), 0);
-  CHECK(default_omp_threads(options, bare) ==
+  hvd::EnvExports exports;
+  const auto shared = make_plan(parse_host_list("a:1,b:2"), 0).hosts;
+  CHECK(default_omp_threads(exports, shared, bare) ==
         "OMP_NUM_THREADS=1 for every worker, as torchrun does (2 ranks share b); set OMP_NUM_THREADS (or -x "
         "OMP_NUM_THREADS=N) to choose");
-  CHECK(options.exports == std::vector<std::pair<std::string, std::string>>{{"OMP_NUM_THREADS", "1"}});
-  CHECK(default_omp_threads(options, bare).empty());  // now set by -x: said once, added once
+  CHECK(exports == hvd::EnvExports{{"OMP_NUM_THREADS", "1"}});
+  CHECK(default_omp_threads(exports, shared, bare).empty());  // now set by -x: said once, added once
 
-  LaunchOptions alone;
-  alone.plan = make_plan(parse_host_list("a:1,b:1"), 0);
-  CHECK(default_omp_threads(alone, bare).empty());
-  CHECK(alone.exports.empty());
+  hvd::EnvExports alone;
+  CHECK(default_omp_threads(alone, make_plan(parse_host_list("a:1,b:1"), 0).hosts, bare).empty());
+  CHECK(alone.empty());
 
-  LaunchOptions user_set;
-  user_set.plan = make_plan(parse_host_list("a:4"), 0);
+  hvd::EnvExports user_set;
+  const auto four = make_plan(parse_host_list("a:4"), 0).hosts;
   const char* with_omp[] = {"PATH=/usr/bin", "OMP_NUM_THREADS=3", nullptr};
-  CHECK(default_omp_threads(user_set, with_omp).empty());
-  CHECK(user_set.exports.empty());
-  user_set.exports = {{"OMP_NUM_THREADS", "2"}};
-  CHECK(default_omp_threads(user_set, bare).empty());
-  CHECK(user_set.exports.size() == 1);
+  CHECK(default_omp_threads(user_set, four, with_omp).empty());
+  CHECK(user_set.empty());
+  user_set = {{"OMP_NUM_THREADS", "2"}};
+  CHECK(default_omp_threads(user_set, four, bare).empty());
+  CHECK(user_set.size() == 1);
 }

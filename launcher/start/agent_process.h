@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/address.h"
+
 namespace hvd::launcher {
 
 struct AgentStart {
@@ -41,7 +43,7 @@ class AgentProcess {
 // The command line hvdrun runs for an agent (no secret in it). Inline: the SSH module (ssh/ssh_module.h) uses it
 // without linking hvdrun's code.
 inline std::vector<std::string> agent_command(const AgentStart& start) {
-  return {start.agent_path, "--coordinator", start.coordinator_host + ":" + std::to_string(start.coordinator_port),
+  return {start.agent_path, "--coordinator", Address{start.coordinator_host, start.coordinator_port}.to_string(),
           "--host",         start.host,      "--log-level",
           start.log_level};
 }

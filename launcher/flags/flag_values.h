@@ -1,4 +1,4 @@
-// Checked conversions of flag values, shared by the flag parsers (options.cc, elastic/elastic_options.cc).
+// Checked conversions of flag values, shared by the flag parsers (cli/options.cc, elastic/elastic_options.cc).
 // Each throws hvd::UsageError naming the flag, the value and the fix.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "launcher/session/agent_process.h"
+#include "launcher/start/agent_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -62,7 +62,7 @@ class LocalAgentProcess : public AgentProcess {
  public:
   LocalAgentProcess(asio::io_context& io, AgentStart start) : start_(std::move(start)), pidfd_watch_(io) {
     int in[2];
-    if (::pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("pipe for the local agent: ") + std::strerror(errno));
+    if (::pipe2(in, O_CLOEXEC) != 0) throw Error(ErrorKind::kBackend, std::string("pipe for the local agent: ") + std::strerror(errno));
     UniqueFd read_end(in[0]);
     stdin_.reset(in[1]);
     auto argv_strings = agent_command(start_);
@@ -99,14 +99,14 @@ class LocalAgentProcess : public AgentProcess {
         ::_exit(127);
       }
     }
-    if (pid_ < 0) throw Error(std::string("fork for the local agent: ") + std::strerror(errno));
+    if (pid_ < 0) throw Error(ErrorKind::kBackend, std::string("fork for the local agent: ") + std::strerror(errno));
     read_end.reset();
     std::string line = start_.secret_hex + "\n";
     if (::write(stdin_.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-      throw Error("cannot hand the job secret to the local agent");
+      throw Error(ErrorKind::kBackend, "cannot hand the job secret to the local agent");
     }
     int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
-    if (pidfd < 0) throw Error(std::string("pidfd_open for the local agent: ") + std::strerror(errno));
+    if (pidfd < 0) throw Error(ErrorKind::kBackend, std::string("pidfd_open for the local agent: ") + std::strerror(errno));
     pidfd_watch_.assign(pidfd);
     pidfd_watch_.async_wait(asio::posix::stream_descriptor::wait_read, [this](std::error_code ec) {
       if (ec) return;
