@@ -42,6 +42,9 @@ void JobReport::exited(int rank, const nlohmann::json& frame) {
   if (auto it = frame.find("record"); it != frame.end() && it->is_object()) {
     e.record = failure_record_from_json(*it);
   }
+  // An elastic job that failed answers its waiting workers "the job is ending" before the teardown's signal can
+  // reach them: one that exits on that answer was stopped by hvdrun, whatever came first.
+  if (elastic_ && fate_.first_code != 0 && !e.is_cause_record()) e.stopped = true;
   if (auto it = frame.find("stderr_tail"); it != frame.end() && it->is_array()) {
     e.stderr_tail = it->get<std::vector<std::string>>();
   }

@@ -86,7 +86,7 @@ def main():
     expect(ValueError, lambda: hvd.allreduce(torch.ones(2), op="sum"), "op='sum'")
     expect(ValueError, lambda: hvd.reducescatter(torch.ones(2), op=hvd.Max), "reducescatter")
     check_timeline(rank, size)
-    expect(NotImplementedError, lambda: hvd.allreduce(torch.ones(1), process_set=hvd.ProcessSet()), "process_set")
+    expect(ValueError, lambda: hvd.allreduce(torch.ones(1), process_set=hvd.ProcessSet([0])), "is not registered")
 
     # The GIL is free while synchronize() waits for the last rank, which comes 1.5 s late.
     ticks = []
