@@ -72,7 +72,7 @@ sys.modules["horovod.runner.util.threads"].in_thread = _in_thread
 PY
 printf 'from unittest.mock import *  # noqa\n' >"$shims/mock.py"
 printf 'from pickle import dumps, loads  # noqa\n' >"$shims/cloudpickle.py"
-export PYTHONPATH="$shims:$build/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$shims:$build/python:$dir/../utils${PYTHONPATH:+:$PYTHONPATH}"  # ../utils: common.py
 export OMP_NUM_THREADS=1
 names=$(cd "$dir" && PYTHONPATH="$PYTHONPATH:$build/python/hvd/_compat" /usr/bin/python3 -c "
 import unittest, $module
