@@ -1,39 +1,10 @@
-// hvd::Handle over detail::HandleState.
+// hvd::Handle over detail::HandleState (whose completion is the engine's: engine/handle_state.cc).
 #include "hvd/handle.h"
 
 #include "hvd/error.h"
 #include "runtime/engine/handle_state.h"
 
 namespace hvd {
-namespace detail {
-
-void HandleState::complete_one(std::exception_ptr e) {
-  {
-    std::lock_guard lock(mutex);
-    if (remaining == 0) return;
-    if (e && !error) error = e;
-    --remaining;
-    if (remaining > 0) return;
-  }
-  done_cv.notify_all();
-}
-
-void HandleState::fail_all(std::exception_ptr e) {
-  {
-    std::lock_guard lock(mutex);
-    if (remaining == 0) return;
-    if (!error) error = e;
-    remaining = 0;
-  }
-  done_cv.notify_all();
-}
-
-bool HandleState::done() const {
-  std::lock_guard lock(mutex);
-  return remaining == 0;
-}
-
-}  // namespace detail
 
 namespace {
 const detail::HandleState& checked(const std::shared_ptr<detail::HandleState>& state) {

@@ -16,6 +16,9 @@
 #
 # Rule 4: no function over $max_function_lines lines in the folders of $short_function_dirs
 # (scripts/check-long-functions.py measures them).
+#
+# Rule 5: the runtime's libraries link only downward: in a CMakeLists.txt, target_link_libraries of a layer's
+# library names only libraries of layers below it (hvd_common <- hvd_store <- hvd_comm <- hvd_engine <- hvd_api).
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -122,6 +125,36 @@ long_functions=$(find "${short_function_dirs[@]}" -type f \( -name '*.cc' -o -na
 if [ -n "$long_functions" ]; then
   echo "$long_functions"
   echo "check-structure: split the functions above into named steps of at most $max_function_lines lines" >&2
+  status=1
+fi
+# Rule 5, over every target_link_libraries(...) call (joined when it spans lines) of the product folders.
+link_report=$(
+  find "${product_dirs[@]}" -name CMakeLists.txt | sort | xargs -r awk '
+    BEGIN { rank["hvd_common"] = 0; rank["hvd_store"] = 1; rank["hvd_comm"] = 2; rank["hvd_engine"] = 3
+            rank["hvd_api"] = 4 }
+    FNR == 1 { call = "" }
+    call == "" && /^[[:space:]]*target_link_libraries[[:space:]]*\(/ { call = ""; start = FNR }
+    call != "" || /^[[:space:]]*target_link_libraries[[:space:]]*\(/ {
+      call = call " " $0
+      if (call !~ /\)/) next
+      sub(/#.*/, "", call); gsub(/[()]/, " ", call)
+      n = split(call, words, /[[:space:]]+/)
+      for (i = 1; i <= n && words[i] != "target_link_libraries"; i++) {}
+      from = words[i + 1]
+      if (from in rank) {
+        for (j = i + 2; j <= n; j++) {
+          if ((words[j] in rank) && rank[words[j]] >= rank[from]) {
+            printf "%s:%d: %s links %s, a layer not below it\n", FILENAME, start, from, words[j]
+          }
+        }
+      }
+      call = ""
+    }'
+)
+if [ -n "$link_report" ]; then
+  echo "$link_report"
+  echo "check-structure: the runtime's libraries link down only (hvd_common <- hvd_store <- hvd_comm <- hvd_engine" \
+       "<- hvd_api); move the shared piece down instead" >&2
   status=1
 fi
 exit "$status"
