@@ -32,7 +32,7 @@
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/solo_communicator.h"
 #include "runtime/runtime.h"
-#include "runtime/store/prefix_store.h"
+#include "store/prefix_store.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "runtime/comm/communicator.h"
 #include "runtime/config.h"
 #include "runtime/engine/engine.h"
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

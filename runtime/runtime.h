@@ -14,8 +14,8 @@
 #include "runtime/elastic/event_watcher.h"
 #include "runtime/engine/engine.h"
 #include "runtime/process_sets.h"
-#include "runtime/store/store.h"
-#include "runtime/store/tcp_store.h"
+#include "store/store.h"
+#include "store/tcp_store.h"
 
 namespace hvd::detail {
 

@@ -17,7 +17,7 @@
 
 #include "runtime/comm/communicator.h"
 #include "runtime/config.h"
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

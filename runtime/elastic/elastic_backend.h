@@ -10,7 +10,7 @@
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/config.h"
 #include "runtime/elastic/elastic_config.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 
 namespace hvd::detail {
 

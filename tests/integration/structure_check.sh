@@ -19,7 +19,7 @@ check_fails() {
 
 # A copy of the scanned folders with one getenv+atoi added must fail, naming the file and line.
 mkdir -p "$TEST_TMP/tree"
-for dir in common runtime launcher agent include; do cp -r "$HVD_SOURCE/$dir" "$TEST_TMP/tree/"; done
+for dir in common store runtime launcher agent include; do cp -r "$HVD_SOURCE/$dir" "$TEST_TMP/tree/"; done
 bash "$CHECK" "$TEST_TMP/tree" >/dev/null 2>&1 || fail "the unmodified copy fails the check"
 cat >"$TEST_TMP/tree/agent/sneaky.cc" <<'CC'
 #include <cstdlib>
@@ -42,7 +42,7 @@ pass "std::stoi is reported only over environment values"
 
 # Includes: down the layers passes; up the layers, or from a program into libhvd, fails naming file and line.
 rm -f "$TEST_TMP/tree/agent/sneaky.cc"
-printf '%s\n' '#pragma once' '#include "runtime/store/store.h"' '#include "runtime/reduce/reduce.h"' \
+printf '%s\n' '#pragma once' '#include "store/store.h"' '#include "runtime/reduce/reduce.h"' \
   >"$TEST_TMP/tree/runtime/comm/down.h"
 bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "an include down the layers was reported"; }
 printf '%s\n' '#pragma once' '// engine types' '#include "runtime/engine/message.h"' >"$TEST_TMP/tree/runtime/comm/up.h"
@@ -50,6 +50,11 @@ check_fails "comm including engine passed the check"
 grep -q '^runtime/comm/up.h:3: includes runtime/engine/message.h (engine) from comm' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name runtime/comm/up.h:3 and the layers"; }
 rm "$TEST_TMP/tree/runtime/comm/up.h"
+printf '%s\n' '#include "runtime/comm/communicator.h"' >"$TEST_TMP/tree/store/up.cc"
+check_fails "the store including the runtime passed the check"
+grep -q '^store/up.cc:1: includes runtime/comm/communicator.h (comm) from store' "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name store/up.cc:1"; }
+rm "$TEST_TMP/tree/store/up.cc"
 printf '%s\n' '#include "runtime/runtime.h"' >"$TEST_TMP/tree/agent/up.cc"
 bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 && fail "the agent including the runtime passed the check"
 grep -q '^agent/up.cc:1: includes runtime/runtime.h (api) from agent' "$TEST_TMP/out" ||

@@ -1,4 +1,4 @@
-#include "runtime/store/memory_store.h"
+#include "store/memory_store.h"
 
 #include "hvd/error.h"
 

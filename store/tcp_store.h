@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include "common/blocking_channel.h"
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

@@ -1,4 +1,4 @@
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 
 #include <sys/socket.h>
 

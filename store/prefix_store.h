@@ -2,7 +2,7 @@
 // communicator, a second communicator, tests) never see each other's keys. Does not own the inner store.
 #pragma once
 
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 
