@@ -31,7 +31,7 @@
 #include "hvd/hvd.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/solo_communicator.h"
-#include "runtime/runtime.h"
+#include "runtime/api/runtime.h"
 #include "store/prefix_store.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "runtime/comm/cpu_backend.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/elastic/elastic_config.h"
 #include "store/tcp_store.h"
 

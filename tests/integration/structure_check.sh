@@ -55,9 +55,9 @@ check_fails "the store including the runtime passed the check"
 grep -q '^store/up.cc:1: includes runtime/comm/communicator.h (comm) from store' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name store/up.cc:1"; }
 rm "$TEST_TMP/tree/store/up.cc"
-printf '%s\n' '#include "runtime/runtime.h"' >"$TEST_TMP/tree/agent/up.cc"
+printf '%s\n' '#include "runtime/api/runtime.h"' >"$TEST_TMP/tree/agent/up.cc"
 bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 && fail "the agent including the runtime passed the check"
-grep -q '^agent/up.cc:1: includes runtime/runtime.h (api) from agent' "$TEST_TMP/out" ||
+grep -q '^agent/up.cc:1: includes runtime/api/runtime.h (api) from agent' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name agent/up.cc:1"; }
 pass "an include up the layers, or from a program into libhvd, is reported with its file and line"
 

@@ -1,4 +1,4 @@
-#include "runtime/runtime.h"
+#include "runtime/api/runtime.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/elastic/elastic_backend.h"
-#include "runtime/uncaught_exception.h"
+#include "runtime/api/uncaught_exception.h"
 
 namespace hvd::detail {
 namespace {

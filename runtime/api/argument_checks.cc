@@ -1,4 +1,4 @@
-#include "runtime/argument_checks.h"
+#include "runtime/api/argument_checks.h"
 
 #include <cmath>
 #include <limits>
@@ -6,7 +6,7 @@
 #include "hvd/error.h"
 #include "runtime/engine/message.h"
 #include "runtime/reduce/reduce.h"
-#include "runtime/types_check.h"
+#include "runtime/reduce/types_check.h"
 
 namespace hvd::detail {
 namespace {

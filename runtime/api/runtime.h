@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/elastic/event_watcher.h"
 #include "runtime/engine/engine.h"
-#include "runtime/process_sets.h"
+#include "runtime/api/process_sets.h"
 #include "store/store.h"
 #include "store/tcp_store.h"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/engine/engine.h"
 #include "store/store.h"
 

@@ -1,6 +1,6 @@
 // The public process-set API (hvd/process_set.h) over the runtime's table (process_sets.h).
 #include "hvd/hvd.h"
-#include "runtime/runtime.h"
+#include "runtime/api/runtime.h"
 
 namespace hvd {
 

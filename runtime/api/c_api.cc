@@ -1,6 +1,6 @@
 // The C API over the C++ one: every exception becomes -1 and a per-thread error string. What C can get wrong
 // that C++'s types prevent (enum values out of range, negative counts, NULL pointers, shape arrays) is checked
-// here, before the C++ API's own checks (runtime/argument_checks.h) and long before the engine.
+// here, before the C++ API's own checks (runtime/api/argument_checks.h) and long before the engine.
 #include "hvd/c_api.h"
 
 #include <algorithm>

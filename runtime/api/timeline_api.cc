@@ -1,7 +1,7 @@
 // hvd::start_timeline / stop_timeline: the engine's timeline, reached through the runtime.
 #include "hvd/error.h"
 #include "hvd/timeline.h"
-#include "runtime/runtime.h"
+#include "runtime/api/runtime.h"
 
 namespace hvd {
 

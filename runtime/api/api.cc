@@ -3,11 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include "hvd/hvd.h"
-#include "runtime/argument_checks.h"
+#include "runtime/api/argument_checks.h"
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/engine/gpu/gpu_backend.h"
-#include "runtime/runtime.h"
+#include "runtime/api/runtime.h"
 
 namespace hvd {
 namespace {

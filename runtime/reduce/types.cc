@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "hvd/error.h"
-#include "runtime/types_check.h"
+#include "runtime/reduce/types_check.h"
 
 namespace hvd {
 namespace {

@@ -1,5 +1,5 @@
 // Parsing and validation of the HOROVOD_* variables.
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 
 #include <cctype>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "runtime/uncaught_exception.h"
+#include "runtime/api/uncaught_exception.h"
 
 #include <cxxabi.h>
 

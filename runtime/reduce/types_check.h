@@ -1,5 +1,5 @@
 // Whether a value of a public enum is one of its named values. The API boundary (api.cc, c_api.cc) asks before
-// anything else sees the value; the table behind it is runtime/types.cc.
+// anything else sees the value; the table behind it is runtime/reduce/types.cc.
 #pragma once
 
 #include "hvd/types.h"

@@ -1,4 +1,4 @@
-#include "runtime/process_sets.h"
+#include "runtime/api/process_sets.h"
 
 #include <spdlog/spdlog.h>
 
