@@ -7,7 +7,7 @@
 # strtol, ...), and no std::sto* on a line that reads the environment.
 #
 # Rule 2: includes point down the layers, never up (docs/architecture.md, "Layers"):
-#   common <- store <- comm <- engine <- api <- glue (runtime/torch, python)
+#   common <- store <- comm <- engine <- api <- glue (bindings/torch, python)
 # and the programs launcher/ and agent/ use only common and store (and their own folder, not each other's), but
 # for agent/agent_main.h: the agent's one entry point, which hvdrun runs in the local agent it forks without exec.
 #
@@ -26,7 +26,7 @@ cd "${1:-$(dirname "$0")/..}"
 #   tests/     workers and unit tests play user programs and set up their own environment;
 #   examples/  user programs that show how to call hvd, free to read their own variables.
 product_dirs=()
-for dir in common store runtime launcher agent include python; do [ -d "$dir" ] && product_dirs+=("$dir"); done
+for dir in common store runtime bindings launcher agent include python; do [ -d "$dir" ] && product_dirs+=("$dir"); done
 product_files() {
   find "${product_dirs[@]}" -type f \( -name '*.cc' -o -name '*.h' -o -name '*.cpp' -o -name '*.c' \) | sort
 }
@@ -63,7 +63,7 @@ layering_report=$(
         if (path ~ /^store\//) return 1
         if (path ~ /^runtime\/(comm|reduce)\//) return 2
         if (path ~ /^runtime\/engine\//) return 3
-        if (path ~ /^(runtime\/torch|python)\//) return 5
+        if (path ~ /^(bindings|python)\//) return 5
         if (path ~ /^(runtime|include\/hvd)\//) return 4  # the API: hvd::init, collectives, handles, C API
         if (path ~ /^launcher\//) return "launcher"
         if (path ~ /^agent\//) return "agent"
@@ -80,7 +80,7 @@ layering_report=$(
       {
         file = $1; line = $2; target = $3
         if (target ~ /^hvd\//) path = "include/" target
-        else if (target ~ /^(common|store|runtime|launcher|agent|python)\//) path = target
+        else if (target ~ /^(common|store|runtime|bindings|launcher|agent|python)\//) path = target
         else { path = file; sub(/[^\/]*$/, "", path); path = path target }  # beside the file: its own layer
         from = layer(file); to = layer(path)
         if (from == "launcher" && path == "agent/agent_main.h") next

@@ -19,7 +19,7 @@ check_fails() {
 
 # A copy of the scanned folders with one getenv+atoi added must fail, naming the file and line.
 mkdir -p "$TEST_TMP/tree"
-for dir in common store runtime launcher agent include; do cp -r "$HVD_SOURCE/$dir" "$TEST_TMP/tree/"; done
+for dir in common store runtime bindings launcher agent include; do cp -r "$HVD_SOURCE/$dir" "$TEST_TMP/tree/"; done
 bash "$CHECK" "$TEST_TMP/tree" >/dev/null 2>&1 || fail "the unmodified copy fails the check"
 cat >"$TEST_TMP/tree/agent/sneaky.cc" <<'CC'
 #include <cstdlib>

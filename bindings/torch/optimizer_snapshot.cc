@@ -3,8 +3,8 @@
 // cloned (its step and flags) and its tensors deep-copied, since optimizers update them in place.
 #include <string>
 
-#include "runtime/torch/optimizer_traits.h"
-#include "runtime/torch/snapshot.h"
+#include "bindings/torch/optimizer_traits.h"
+#include "bindings/torch/snapshot.h"
 
 namespace hvd::torch::detail {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hvd/torch.h"
-#include "runtime/torch/optimizer_traits.h"
+#include "bindings/torch/optimizer_traits.h"
 
 namespace hvd::torch {
 namespace {

@@ -1,7 +1,7 @@
 // ModelSnapshot: a module's parameters and buffers copied aside and back, by name, without autograd seeing it.
 #include <string>
 
-#include "runtime/torch/snapshot.h"
+#include "bindings/torch/snapshot.h"
 
 namespace hvd::torch::detail {
 

@@ -1,7 +1,7 @@
 // TorchState: the model and the optimizer tracked through their snapshots (State keeps no bytes for them: the
 // copies are tensors, on the tensors' devices), epoch and batch as plain values. Sync is the broadcasts in place.
 #include "hvd/torch_elastic.h"
-#include "runtime/torch/snapshot.h"
+#include "bindings/torch/snapshot.h"
 
 namespace hvd::torch::elastic {
 
