@@ -1,10 +1,10 @@
-#include "runtime/comm/nccl/cuda_resources.h"
+#include "runtime/engine/gpu/cuda_resources.h"
 
 #include <spdlog/spdlog.h>
 
 #include <utility>
 
-#include "runtime/comm/nccl/cuda_error.h"
+#include "runtime/engine/gpu/cuda_error.h"
 
 namespace hvd::detail {
 namespace {

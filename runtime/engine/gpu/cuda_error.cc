@@ -1,4 +1,4 @@
-#include "runtime/comm/nccl/cuda_error.h"
+#include "runtime/engine/gpu/cuda_error.h"
 
 #include "hvd/error.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/comm/nccl/cuda_resources.h"
+#include "runtime/engine/gpu/cuda_resources.h"
 
 namespace hvd::detail {
 

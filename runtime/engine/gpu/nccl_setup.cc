@@ -1,4 +1,4 @@
-#include "runtime/comm/nccl/nccl_setup.h"
+#include "runtime/engine/gpu/nccl_setup.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 
 #include "hvd/error.h"
-#include "runtime/comm/nccl/cuda_error.h"
+#include "runtime/engine/gpu/cuda_error.h"
 
 namespace hvd::detail {
 namespace {
