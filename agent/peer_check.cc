@@ -20,7 +20,7 @@
 #include "common/protocol.h"
 #include "common/unique_fd.h"
 #include "common/worker_contract.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 
 namespace hvd::agent {
 namespace {

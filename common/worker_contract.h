@@ -1,7 +1,7 @@
 // The worker contract: what a launcher hands each worker in its environment, and what the worker reads back.
 // hvdrun fills one per rank (its placement from the plan or the elastic job, the store and data addresses, the
 // -x exports) and writes it into the launch frame; hvd-agent adds the secret it read on stdin; libhvd
-// (runtime/config.cc, runtime/elastic/elastic_config.cc) and hvd-agent --check-peers read it. Each variable's name
+// (runtime/comm/config.cc, runtime/elastic/elastic_config.cc) and hvd-agent --check-peers read it. Each variable's name
 // is spelled here (or in common/protocol.h) once; write_worker_env is the one writer, read_worker_contract the one
 // reader.
 #pragma once

@@ -31,8 +31,8 @@
 #include "hvd/hvd.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/solo_communicator.h"
-#include "runtime/runtime.h"
-#include "runtime/store/prefix_store.h"
+#include "runtime/api/runtime.h"
+#include "store/prefix_store.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "common/crypto.h"
 #include "launcher/session/coordination_server.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 
 namespace {
 

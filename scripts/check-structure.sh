@@ -2,12 +2,12 @@
 # Structure rules that a compiler cannot see, checked over the sources (CI runs it as the ctest entry
 # structure_check). Exit 0 when the tree keeps them; else 1, listing each offending line and the rule.
 #
-# Rule 1: the environment is read and parsed in one module, common/env.{h,cc} (runtime/config.cc names the
+# Rule 1: the environment is read and parsed in one module, common/env.{h,cc} (runtime/comm/config.cc names the
 # runtime's variables on top of it). Elsewhere in hvd's own code: no getenv, no unchecked C parsing (atoi, atol,
 # strtol, ...), and no std::sto* on a line that reads the environment.
 #
 # Rule 2: includes point down the layers, never up (docs/architecture.md, "Layers"):
-#   common <- store <- comm <- engine <- api <- glue (runtime/torch, python)
+#   common <- store <- comm <- engine <- api <- glue (bindings/torch, python)
 # and the programs launcher/ and agent/ use only common and store (and their own folder, not each other's), but
 # for agent/agent_main.h: the agent's one entry point, which hvdrun runs in the local agent it forks without exec.
 #
@@ -16,6 +16,9 @@
 #
 # Rule 4: no function over $max_function_lines lines in the folders of $short_function_dirs
 # (scripts/check-long-functions.py measures them).
+#
+# Rule 5: the runtime's libraries link only downward: in a CMakeLists.txt, target_link_libraries of a layer's
+# library names only libraries of layers below it (hvd_common <- hvd_store <- hvd_comm <- hvd_engine <- hvd_api).
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -23,7 +26,7 @@ cd "${1:-$(dirname "$0")/..}"
 #   tests/     workers and unit tests play user programs and set up their own environment;
 #   examples/  user programs that show how to call hvd, free to read their own variables.
 product_dirs=()
-for dir in common runtime launcher agent include python; do [ -d "$dir" ] && product_dirs+=("$dir"); done
+for dir in common store runtime bindings launcher agent include python; do [ -d "$dir" ] && product_dirs+=("$dir"); done
 product_files() {
   find "${product_dirs[@]}" -type f \( -name '*.cc' -o -name '*.h' -o -name '*.cpp' -o -name '*.c' \) | sort
 }
@@ -46,7 +49,7 @@ done < <(product_files | xargs -r grep -lP "$banned_calls|$sto_on_env" || true) 
 
 if [ "$status" -ne 0 ]; then
   echo "check-structure: the lines above read or parse the environment outside common/env.{h,cc};" \
-       "use env_var::text/integer/flag/required (common/env.h) or add a field to runtime/config.h" >&2
+       "use env_var::text/integer/flag/required (common/env.h) or add a field to runtime/comm/config.h" >&2
 fi
 
 # Rule 2, in one awk pass over every include line ("file:line:target"). A file's layer comes from its path; the
@@ -55,12 +58,12 @@ layering_report=$(
   product_files | xargs -r grep -HnoP '^\s*#\s*include\s*"\K[^"]+' |
     awk -F: '
       function layer(path) {
-        if (path ~ /^common\// || path ~ /^runtime\/config\.(h|cc)$/) return 0
+        if (path ~ /^common\//) return 0
         if (path ~ /^include\/hvd\/(export|types|shape|error)\.h$/) return 0  # the vocabulary every layer speaks
-        if (path ~ /^runtime\/store\//) return 1
+        if (path ~ /^store\//) return 1
         if (path ~ /^runtime\/(comm|reduce)\//) return 2
         if (path ~ /^runtime\/engine\//) return 3
-        if (path ~ /^(runtime\/torch|python)\//) return 5
+        if (path ~ /^(bindings|python)\//) return 5
         if (path ~ /^(runtime|include\/hvd)\//) return 4  # the API: hvd::init, collectives, handles, C API
         if (path ~ /^launcher\//) return "launcher"
         if (path ~ /^agent\//) return "agent"
@@ -77,7 +80,7 @@ layering_report=$(
       {
         file = $1; line = $2; target = $3
         if (target ~ /^hvd\//) path = "include/" target
-        else if (target ~ /^(common|runtime|launcher|agent|python)\//) path = target
+        else if (target ~ /^(common|store|runtime|bindings|launcher|agent|python)\//) path = target
         else { path = file; sub(/[^\/]*$/, "", path); path = path target }  # beside the file: its own layer
         from = layer(file); to = layer(path)
         if (from == "launcher" && path == "agent/agent_main.h") next
@@ -122,6 +125,36 @@ long_functions=$(find "${short_function_dirs[@]}" -type f \( -name '*.cc' -o -na
 if [ -n "$long_functions" ]; then
   echo "$long_functions"
   echo "check-structure: split the functions above into named steps of at most $max_function_lines lines" >&2
+  status=1
+fi
+# Rule 5, over every target_link_libraries(...) call (joined when it spans lines) of the product folders.
+link_report=$(
+  find "${product_dirs[@]}" -name CMakeLists.txt | sort | xargs -r awk '
+    BEGIN { rank["hvd_common"] = 0; rank["hvd_store"] = 1; rank["hvd_comm"] = 2; rank["hvd_engine"] = 3
+            rank["hvd_api"] = 4 }
+    FNR == 1 { call = "" }
+    call == "" && /^[[:space:]]*target_link_libraries[[:space:]]*\(/ { call = ""; start = FNR }
+    call != "" || /^[[:space:]]*target_link_libraries[[:space:]]*\(/ {
+      call = call " " $0
+      if (call !~ /\)/) next
+      sub(/#.*/, "", call); gsub(/[()]/, " ", call)
+      n = split(call, words, /[[:space:]]+/)
+      for (i = 1; i <= n && words[i] != "target_link_libraries"; i++) {}
+      from = words[i + 1]
+      if (from in rank) {
+        for (j = i + 2; j <= n; j++) {
+          if ((words[j] in rank) && rank[words[j]] >= rank[from]) {
+            printf "%s:%d: %s links %s, a layer not below it\n", FILENAME, start, from, words[j]
+          }
+        }
+      }
+      call = ""
+    }'
+)
+if [ -n "$link_report" ]; then
+  echo "$link_report"
+  echo "check-structure: the runtime's libraries link down only (hvd_common <- hvd_store <- hvd_comm <- hvd_engine" \
+       "<- hvd_api); move the shared piece down instead" >&2
   status=1
 fi
 exit "$status"

@@ -6,8 +6,8 @@
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/comm/solo_communicator.h"
-#include "runtime/store/memory_store.h"
-#include "runtime/store/tcp_store.h"
+#include "store/memory_store.h"
+#include "store/tcp_store.h"
 
 namespace hvd::detail {
 namespace {

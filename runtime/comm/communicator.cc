@@ -5,7 +5,7 @@
 
 #include "hvd/error.h"
 #include "runtime/reduce/reduce.h"
-#include "runtime/store/prefix_store.h"
+#include "store/prefix_store.h"
 
 namespace hvd::detail {
 

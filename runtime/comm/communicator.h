@@ -18,7 +18,7 @@
 
 #include "hvd/types.h"
 #include "runtime/comm/shm/cpu_binding.h"
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

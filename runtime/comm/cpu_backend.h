@@ -3,7 +3,7 @@
 // which entries exist is decided by CMake picking source files (mpi/mpi_backend.cc or mpi/mpi_absent.cc), so
 // neither the runtime nor the engine has an #if.
 //
-// The choice, in order (each variable read once, into StartConfig by runtime/config.cc):
+// The choice, in order (each variable read once, into StartConfig by runtime/comm/config.cc):
 //  1. HOROVOD_CONTROLLER / HOROVOD_CPU_OPERATIONS = mpi | builtin (gloo is read as builtin): both set must agree,
 //     since one communicator serves negotiation and data alike;
 //  2. else mpi when mpirun started the process (OMPI_COMM_WORLD_SIZE set) and hvdrun did not (no HVD_STORE_ADDR);
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/config.h"
-#include "runtime/store/store.h"
+#include "runtime/comm/config.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

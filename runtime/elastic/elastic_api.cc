@@ -5,7 +5,7 @@
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "runtime/elastic/elastic_config.h"
-#include "runtime/runtime.h"
+#include "runtime/api/runtime.h"
 
 namespace hvd::elastic {
 namespace {

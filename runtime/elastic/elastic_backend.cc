@@ -6,7 +6,7 @@
 #include "common/protocol.h"
 #include "hvd/error.h"
 #include "runtime/comm/solo_communicator.h"
-#include "runtime/store/prefix_store.h"
+#include "store/prefix_store.h"
 
 namespace hvd::detail {
 namespace {

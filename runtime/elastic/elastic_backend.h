@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "runtime/comm/cpu_backend.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/elastic/elastic_config.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 
 namespace hvd::detail {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 
 namespace hvd::detail {
 

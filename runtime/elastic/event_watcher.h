@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 
 namespace hvd::detail {
 

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/engine/message.h"
 
 namespace hvd::detail {

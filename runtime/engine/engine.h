@@ -38,7 +38,7 @@
 
 #include "common/failure_record.h"
 #include "runtime/comm/communicator.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/engine/autotune.h"
 #include "runtime/engine/controller.h"
 #include "runtime/engine/cycle_vote.h"

@@ -7,7 +7,7 @@ namespace hvd::detail {
 
 namespace {
 
-// In the enum's order (the static_asserts hold the two together), as runtime/types.cc names dtypes.
+// In the enum's order (the static_asserts hold the two together), as runtime/reduce/types.cc names dtypes.
 constexpr std::array<std::string_view, 7> kOpTypeNames{"allreduce",     "allgather", "broadcast", "alltoall",
                                                        "reducescatter", "barrier",   "join"};
 static_assert(kOpTypeNames[static_cast<int>(OpType::kReducescatter)] == "reducescatter");

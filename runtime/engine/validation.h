@@ -1,7 +1,7 @@
 // The coordinator's checks on one tensor that every rank has submitted (or joined past): the requests must agree
 // on op, dtype, shape, reduce op, root, scale factors and group, and what needs every rank is checked here (a
 // joined root, alltoall after join, GPU support). Each request has already passed its own rank's argument checks
-// (runtime/argument_checks.h: dtype, scalar, bool and Adasum rules, root range, splits), which are not repeated.
+// (runtime/api/argument_checks.h: dtype, scalar, bool and Adasum rules, root range, splits), which are not repeated.
 // The result is the Response every rank executes, or one whose `error` names the tensor, the op and the ranks
 // that disagree, with their hosts:
 //   allreduce 'grad/fc1.weight': rank 1 (h2) sent float16, rank 0 (h1) sent float32; cast before the call

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check-structure.sh passes on this tree and catches an environment read outside common/env, an #include
 # that points up the layers (common <- store <- comm <- engine <- api <- glue; programs: common, store), two launcher
-# folders that include each other, and a function over 60 lines in launcher/, agent/ or common/.
+# folders that include each other, a runtime library linking a layer above it (hvd_store <- hvd_comm <- hvd_engine <-
+# hvd_api), and a function over 60 lines in launcher/, agent/ or common/.
 source "$(dirname "$0")/lib.bash"
 : "${HVD_SOURCE:?set HVD_SOURCE to the source tree}"
 CHECK="$HVD_SOURCE/scripts/check-structure.sh"
@@ -18,7 +19,7 @@ check_fails() {
 
 # A copy of the scanned folders with one getenv+atoi added must fail, naming the file and line.
 mkdir -p "$TEST_TMP/tree"
-for dir in common runtime launcher agent include; do cp -r "$HVD_SOURCE/$dir" "$TEST_TMP/tree/"; done
+for dir in common store runtime bindings launcher agent include; do cp -r "$HVD_SOURCE/$dir" "$TEST_TMP/tree/"; done
 bash "$CHECK" "$TEST_TMP/tree" >/dev/null 2>&1 || fail "the unmodified copy fails the check"
 cat >"$TEST_TMP/tree/agent/sneaky.cc" <<'CC'
 #include <cstdlib>
@@ -41,7 +42,7 @@ pass "std::stoi is reported only over environment values"
 
 # Includes: down the layers passes; up the layers, or from a program into libhvd, fails naming file and line.
 rm -f "$TEST_TMP/tree/agent/sneaky.cc"
-printf '%s\n' '#pragma once' '#include "runtime/store/store.h"' '#include "runtime/reduce/reduce.h"' \
+printf '%s\n' '#pragma once' '#include "store/store.h"' '#include "runtime/reduce/reduce.h"' \
   >"$TEST_TMP/tree/runtime/comm/down.h"
 bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "an include down the layers was reported"; }
 printf '%s\n' '#pragma once' '// engine types' '#include "runtime/engine/message.h"' >"$TEST_TMP/tree/runtime/comm/up.h"
@@ -49,9 +50,14 @@ check_fails "comm including engine passed the check"
 grep -q '^runtime/comm/up.h:3: includes runtime/engine/message.h (engine) from comm' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name runtime/comm/up.h:3 and the layers"; }
 rm "$TEST_TMP/tree/runtime/comm/up.h"
-printf '%s\n' '#include "runtime/runtime.h"' >"$TEST_TMP/tree/agent/up.cc"
+printf '%s\n' '#include "runtime/comm/communicator.h"' >"$TEST_TMP/tree/store/up.cc"
+check_fails "the store including the runtime passed the check"
+grep -q '^store/up.cc:1: includes runtime/comm/communicator.h (comm) from store' "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name store/up.cc:1"; }
+rm "$TEST_TMP/tree/store/up.cc"
+printf '%s\n' '#include "runtime/api/runtime.h"' >"$TEST_TMP/tree/agent/up.cc"
 bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 && fail "the agent including the runtime passed the check"
-grep -q '^agent/up.cc:1: includes runtime/runtime.h (api) from agent' "$TEST_TMP/out" ||
+grep -q '^agent/up.cc:1: includes runtime/api/runtime.h (api) from agent' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name agent/up.cc:1"; }
 pass "an include up the layers, or from a program into libhvd, is reported with its file and line"
 
@@ -63,6 +69,20 @@ grep -q '^launcher/session and launcher/ssh include each other: launcher/session
   { cat "$TEST_TMP/out"; fail "the report does not name the pair and an include each way"; }
 rm "$TEST_TMP/tree/launcher/ssh/back.h"
 pass "two launcher folders including each other are reported with an include each way"
+
+# Runtime libraries: linking down passes; a layer linking one above it (here over two lines) fails, naming the file,
+# the line the call starts on, and both libraries.
+runtime_cmake="$TEST_TMP/tree/runtime/CMakeLists.txt"
+cp "$runtime_cmake" "$TEST_TMP/cmake.orig"
+printf '%s\n' 'target_link_libraries(hvd_engine PRIVATE hvd_comm hvd_store)  # not hvd_api' >>"$runtime_cmake"
+bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "a layer linking down was reported"; }
+printf '%s\n' 'target_link_libraries(hvd_comm PRIVATE hvd_store' '  hvd_engine)' >>"$runtime_cmake"
+check_fails "hvd_comm linking hvd_engine passed the check"
+line=$(grep -n '^target_link_libraries(hvd_comm PRIVATE hvd_store$' "$runtime_cmake" | cut -d: -f1)
+grep -q "^runtime/CMakeLists.txt:$line: hvd_comm links hvd_engine, a layer not below it\$" "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name runtime/CMakeLists.txt:$line and the two libraries"; }
+cp "$TEST_TMP/cmake.orig" "$runtime_cmake"
+pass "a runtime library linking a layer above it is reported with its file, line and both libraries"
 
 # Function length: 60 lines pass, 61 fail, naming file, line and function; braces in strings and comments do not
 # count, and a long function outside the checked folders (runtime/ for now) does not fail the check.

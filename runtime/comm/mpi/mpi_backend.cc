@@ -3,7 +3,7 @@
 #include "hvd/error.h"
 #include "runtime/comm/cpu_backend.h"
 #include "runtime/comm/mpi/mpi_communicator.h"
-#include "runtime/store/memory_store.h"
+#include "store/memory_store.h"
 
 namespace hvd::detail {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 
 namespace hvd::detail {
 

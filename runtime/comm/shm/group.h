@@ -19,7 +19,7 @@
 #include "runtime/comm/shm/peer_watch.h"
 #include "runtime/comm/shm/segment.h"
 #include "runtime/comm/stop_reason.h"
-#include "runtime/store/store.h"
+#include "store/store.h"
 
 namespace hvd::detail {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 #include "tests/unit/runtime/store_test_server.h"
 
 using namespace hvd;

@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "hvd/error.h"
-#include "runtime/comm/nccl/cuda_error.h"
+#include "runtime/engine/gpu/cuda_error.h"
 
 namespace hvd::detail {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/comm/nccl/cuda_resources.h"
+#include "runtime/engine/gpu/cuda_resources.h"
 #include "runtime/engine/gpu/gpu_backend.h"
 
 namespace hvd::detail {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/engine/message.h"
 #include "runtime/engine/tensor_queue.h"
 

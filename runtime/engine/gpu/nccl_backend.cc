@@ -1,7 +1,7 @@
 #include "runtime/engine/gpu/nccl_backend.h"
 
 #include "hvd/error.h"
-#include "runtime/comm/nccl/cuda_error.h"
+#include "runtime/engine/gpu/cuda_error.h"
 
 namespace hvd::detail {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/comm/nccl/cuda_resources.h"
-#include "runtime/comm/nccl/nccl_setup.h"
+#include "runtime/engine/gpu/cuda_resources.h"
+#include "runtime/engine/gpu/nccl_setup.h"
 #include "runtime/engine/gpu/completion_thread.h"
 #include "runtime/engine/gpu/gpu_backend.h"
 #include "runtime/engine/gpu/gpu_plan.h"

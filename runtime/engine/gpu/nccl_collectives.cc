@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "hvd/error.h"
-#include "runtime/comm/nccl/cuda_error.h"
+#include "runtime/engine/gpu/cuda_error.h"
 #include "runtime/engine/gpu/nccl_backend.h"
 #include "runtime/engine/gpu/nccl_types.h"
 #include "runtime/engine/layout.h"

@@ -1,12 +1,12 @@
-// The API boundary's checks (runtime/argument_checks.h) and the one dtype table (runtime/types.cc).
-#include "runtime/argument_checks.h"
+// The API boundary's checks (runtime/api/argument_checks.h) and the one dtype table (runtime/reduce/types.cc).
+#include "runtime/api/argument_checks.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include "hvd/error.h"
-#include "runtime/types_check.h"
+#include "runtime/reduce/types_check.h"
 #include "tests/unit/error_of.h"
 
 using namespace hvd;

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "hvd/error.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 #include "tests/unit/runtime/comm_test_util.h"
 #include "tests/unit/runtime/store_test_server.h"
 

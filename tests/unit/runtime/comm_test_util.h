@@ -13,7 +13,7 @@
 #include "runtime/comm/communicator.h"
 #include "runtime/reduce/half.h"
 #include "runtime/reduce/reduce.h"
-#include "runtime/store/memory_store.h"
+#include "store/memory_store.h"
 
 namespace hvd::test {
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "runtime/engine/autotune.h"
 #include "tests/unit/runtime/env_map.h"
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "hvd/error.h"
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "tests/unit/runtime/env_map.h"
 
 using namespace hvd;

@@ -1,11 +1,11 @@
-// An EnvLookup (runtime/config.h) over a fixed map, so tests feed HOROVOD_* variables without touching the
+// An EnvLookup (runtime/comm/config.h) over a fixed map, so tests feed HOROVOD_* variables without touching the
 // process environment; with error_of (tests/unit/error_of.h) for the message of the error a call throws.
 #pragma once
 
 #include <map>
 #include <string>
 
-#include "runtime/config.h"
+#include "runtime/comm/config.h"
 #include "tests/unit/error_of.h"
 
 namespace hvd::test {

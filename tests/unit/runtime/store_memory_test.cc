@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "hvd/error.h"
-#include "runtime/store/memory_store.h"
-#include "runtime/store/prefix_store.h"
+#include "store/memory_store.h"
+#include "store/prefix_store.h"
 
 using namespace hvd::detail;
 using namespace std::chrono_literals;

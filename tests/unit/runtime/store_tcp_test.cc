@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "hvd/error.h"
-#include "runtime/store/tcp_store.h"
+#include "store/tcp_store.h"
 #include "tests/unit/runtime/store_test_server.h"
 
 using namespace hvd::detail;
