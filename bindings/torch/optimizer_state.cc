@@ -26,18 +26,10 @@ void expect_same_as_root(const std::vector<std::int64_t>& values, int root, cons
   }
 }
 
+// Step (2): the hyper-parameters of every group, then of the defaults, as root has them.
 template <class Traits>
-void broadcast_state_as(optim::Optimizer& optimizer, int root) {
+void broadcast_hyper_parameters(optim::Optimizer& optimizer, int root) {
   auto& groups = optimizer.param_groups();
-  auto& state = optimizer.state();
-  constexpr std::size_t kNumSlots = std::size(Traits::kSlots);
-
-  std::vector<std::int64_t> layout{static_cast<std::int64_t>(groups.size())};
-  expect_same_as_root(layout, root, "param group count");
-  for (const auto& group : groups) layout.push_back(static_cast<std::int64_t>(group.params().size()));
-  expect_same_as_root(layout, root, "param group sizes");
-
-  // Hyper-parameters of every group, then of the defaults.
   std::vector<double> hyper;
   for (auto& group : groups) {
     auto h = Traits::hyper(static_cast<typename Traits::Options&>(group.options()));
@@ -53,6 +45,20 @@ void broadcast_state_as(optim::Optimizer& optimizer, int root) {
     Traits::set_hyper(static_cast<typename Traits::Options&>(groups[g].options()), h + g * per_group);
   }
   Traits::set_hyper(static_cast<typename Traits::Options&>(optimizer.defaults()), h + groups.size() * per_group);
+}
+
+template <class Traits>
+void broadcast_state_as(optim::Optimizer& optimizer, int root) {
+  auto& groups = optimizer.param_groups();
+  auto& state = optimizer.state();
+  constexpr std::size_t kNumSlots = std::size(Traits::kSlots);
+
+  std::vector<std::int64_t> layout{static_cast<std::int64_t>(groups.size())};
+  expect_same_as_root(layout, root, "param group count");
+  for (const auto& group : groups) layout.push_back(static_cast<std::int64_t>(group.params().size()));
+  expect_same_as_root(layout, root, "param group sizes");
+
+  broadcast_hyper_parameters<Traits>(optimizer, root);
 
   // Which state exists on root: per parameter, [has state, slot defined...] and the step counter.
   std::vector<Tensor> params;

@@ -41,25 +41,9 @@ std::string backend_asked_for(const EnvLookup& env, const char* variable) {
   bad(variable, *value, "mpi or builtin");
 }
 
-}  // namespace
-
-EnvLookup process_env() { return env_var::process(); }
-
-Config read_config(const EnvLookup& env) {
-  Config c;
+// The stall inspector's warning and shutdown times, checked together: the warning comes first.
+void read_stall_times(const EnvLookup& env, Config& c) {
   constexpr long long kMaxInt = std::numeric_limits<int>::max();
-  if (auto v = env("HOROVOD_FUSION_THRESHOLD")) {
-    c.fusion_threshold = static_cast<std::size_t>(
-        parse_int("HOROVOD_FUSION_THRESHOLD", *v, 0, 1ll << 40, "a byte count from 0 (no fusion) to 2^40"));
-  }
-  if (auto v = env("HOROVOD_CYCLE_TIME")) {
-    double ms = parse_double("HOROVOD_CYCLE_TIME", *v, 0.0, 60000.0, "milliseconds from 0 to 60000");
-    c.cycle_time = std::chrono::microseconds(static_cast<long long>(ms * 1000.0));
-  }
-  if (auto v = env("HOROVOD_CACHE_CAPACITY")) {
-    c.cache_capacity = static_cast<std::size_t>(
-        parse_int("HOROVOD_CACHE_CAPACITY", *v, 0, 1 << 20, "an entry count from 0 (no cache) to 1048576"));
-  }
   if (auto v = env("HOROVOD_STALL_CHECK_TIME_SECONDS")) {
     c.stall_check_time = std::chrono::seconds(
         parse_int("HOROVOD_STALL_CHECK_TIME_SECONDS", *v, 0, kMaxInt, "whole seconds, 0 to turn the check off"));
@@ -78,6 +62,27 @@ Config read_config(const EnvLookup& env) {
   if (c.stall_shutdown_time.count() > 0 && c.stall_check_time.count() == 0) {
     c.stall_check_time = c.stall_shutdown_time;  // shutting down on a stall needs the inspector running
   }
+}
+
+}  // namespace
+
+EnvLookup process_env() { return env_var::process(); }
+
+Config read_config(const EnvLookup& env) {
+  Config c;
+  if (auto v = env("HOROVOD_FUSION_THRESHOLD")) {
+    c.fusion_threshold = static_cast<std::size_t>(
+        parse_int("HOROVOD_FUSION_THRESHOLD", *v, 0, 1ll << 40, "a byte count from 0 (no fusion) to 2^40"));
+  }
+  if (auto v = env("HOROVOD_CYCLE_TIME")) {
+    double ms = parse_double("HOROVOD_CYCLE_TIME", *v, 0.0, 60000.0, "milliseconds from 0 to 60000");
+    c.cycle_time = std::chrono::microseconds(static_cast<long long>(ms * 1000.0));
+  }
+  if (auto v = env("HOROVOD_CACHE_CAPACITY")) {
+    c.cache_capacity = static_cast<std::size_t>(
+        parse_int("HOROVOD_CACHE_CAPACITY", *v, 0, 1 << 20, "an entry count from 0 (no cache) to 1048576"));
+  }
+  read_stall_times(env, c);
   if (auto v = env("HOROVOD_TIMELINE")) c.timeline_path = *v;
   if (auto v = env("HOROVOD_TIMELINE_MARK_CYCLES")) c.timeline_mark_cycles = *v != "0" && !v->empty();
   if (auto v = env("HOROVOD_TIMELINE_MAX_BYTES")) {

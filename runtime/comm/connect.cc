@@ -81,6 +81,19 @@ void fill_topology(Topology& t, const std::vector<PeerInfo>& peers) {
     }
   }
 }
+
+// The first rank of each host, in rank order: the ranks that talk across hosts.
+std::vector<int> host_leaders(const std::vector<PeerInfo>& peers) {
+  std::vector<int> leaders;
+  std::map<std::string, bool> seen;
+  for (const auto& p : peers) {
+    if (!seen[p.host]) {
+      seen[p.host] = true;
+      leaders.push_back(p.rank);
+    }
+  }
+  return leaders;
+}
 }  // namespace
 
 std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topology,
@@ -133,16 +146,8 @@ std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topolo
   local_topology.hostname = topology.hostname;
   local_topology.hosts.assign(local.size(), topology.hostname);
   auto shm = std::make_unique<ShmCommunicator>(std::move(local_topology), make_local(), small);
-  std::vector<int> leaders;
-  std::map<std::string, bool> seen;
-  for (const auto& p : peers) {
-    if (!seen[p.host]) {
-      seen[p.host] = true;
-      leaders.push_back(p.rank);
-    }
-  }
   return std::make_unique<HierarchicalCommunicator>(std::move(topology), std::move(mesh), std::move(shm),
-                                                    std::move(leaders));
+                                                    host_leaders(peers));
 }
 
 }  // namespace hvd::detail

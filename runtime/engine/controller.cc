@@ -37,6 +37,17 @@ bool Controller::ready(const Pending& p) const {
 ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock::time_point now) {
   ResponseList out;
   std::vector<std::string> errors;
+  take(lists, now, out, errors);
+  answer_ready(out);
+  complete_join(out);
+  if (stall_.due(now)) fail_stalled(now, out);
+  for (const auto& e : errors) spdlog::error("{}", e);
+  return out;
+}
+
+// Steps 1-2: each rank's requests into the table, its joins and its shutdown into `out`.
+void Controller::take(const std::vector<RequestList>& lists, Clock::time_point now, ResponseList& out,
+                      std::vector<std::string>& errors) {
   for (int r = 0; r < static_cast<int>(lists.size()); ++r) {
     if (lists[r].shutdown && out.shutdown.empty()) {
       out.shutdown = describe_ranks({r}, hosts_) + " called hvd::shutdown()";
@@ -52,8 +63,10 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
       add(q, now, errors);
     }
   }
+}
 
-  // Ready tensors in arrival order; a group goes only when all of its tensors are ready.
+// Steps 3-4: ready tensors in arrival order, validated; a group goes only when all of its tensors are ready.
+void Controller::answer_ready(ResponseList& out) {
   std::vector<std::string> ready_names;
   std::unordered_map<std::string, int> group_ready;
   for (const auto& [seq, name] : order_) {
@@ -82,54 +95,56 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
     order_.erase(p.seq);
     table_.erase(name);
   }
+}
 
-  if (joined_count_ == size_) {
-    Response join;
-    join.type = OpType::kJoin;
-    join.names = {"join"};
-    join.last_joined_rank = last_joined_;
-    out.responses.push_back(std::move(join));
-    joined_.assign(static_cast<std::size_t>(size_), false);
-    joined_count_ = 0;
-  }
+// Step 4, join: it completes when every rank has joined, and the next join starts afresh.
+void Controller::complete_join(ResponseList& out) {
+  if (joined_count_ != size_) return;
+  Response join;
+  join.type = OpType::kJoin;
+  join.names = {"join"};
+  join.last_joined_rank = last_joined_;
+  out.responses.push_back(std::move(join));
+  joined_.assign(static_cast<std::size_t>(size_), false);
+  joined_count_ = 0;
+}
 
-  if (stall_.due(now)) {
-    std::vector<PendingTensor> pending;
-    for (const auto& [seq, name] : order_) {
-      const Pending& p = table_.at(name);
-      PendingTensor t{name, OpType::kAllreduce, {}, p.first_seen};
-      for (int r = 0; r < size_; ++r) {
-        if (p.by_rank[r])
-          t.type = p.by_rank[r]->type;
-        else if (!joined_[r])
-          t.missing.push_back(r);
-      }
-      pending.push_back(std::move(t));
+// Step 5: the stall inspector's verdict on what is still pending; a tensor stalled past the shutdown time fails,
+// and the job shuts down naming the ranks it waited for.
+void Controller::fail_stalled(Clock::time_point now, ResponseList& out) {
+  std::vector<PendingTensor> pending;
+  for (const auto& [seq, name] : order_) {
+    const Pending& p = table_.at(name);
+    PendingTensor t{name, OpType::kAllreduce, {}, p.first_seen};
+    for (int r = 0; r < size_; ++r) {
+      if (p.by_rank[r])
+        t.type = p.by_rank[r]->type;
+      else if (!joined_[r])
+        t.missing.push_back(r);
     }
-    auto verdict = stall_.inspect(pending, now);
-    for (const auto& name : verdict.fail) {
-      Pending& p = table_.at(name);
-      Response err;
-      for (const auto& q : p.by_rank) {
-        if (q) err.type = q->type;
-      }
-      err.names = {name};
-      err.error = verdict.shutdown_reason;
-      err.error_kind = ErrorKind::kStall;
-      err.blame.assign(verdict.missing.begin(), verdict.missing.end());
-      out.responses.push_back(std::move(err));
-      order_.erase(p.seq);
-      table_.erase(name);
-    }
-    if (!verdict.fail.empty() && out.shutdown.empty()) {
-      out.shutdown = verdict.shutdown_reason;
-      out.shutdown_blame.assign(verdict.missing.begin(), verdict.missing.end());
-      out.shutdown_stall = true;
-      out.shutdown_tensor = verdict.fail.front();
-    }
+    pending.push_back(std::move(t));
   }
-  for (const auto& e : errors) spdlog::error("{}", e);
-  return out;
+  auto verdict = stall_.inspect(pending, now);
+  for (const auto& name : verdict.fail) {
+    Pending& p = table_.at(name);
+    Response err;
+    for (const auto& q : p.by_rank) {
+      if (q) err.type = q->type;
+    }
+    err.names = {name};
+    err.error = verdict.shutdown_reason;
+    err.error_kind = ErrorKind::kStall;
+    err.blame.assign(verdict.missing.begin(), verdict.missing.end());
+    out.responses.push_back(std::move(err));
+    order_.erase(p.seq);
+    table_.erase(name);
+  }
+  if (!verdict.fail.empty() && out.shutdown.empty()) {
+    out.shutdown = verdict.shutdown_reason;
+    out.shutdown_blame.assign(verdict.missing.begin(), verdict.missing.end());
+    out.shutdown_stall = true;
+    out.shutdown_tensor = verdict.fail.front();
+  }
 }
 
 std::optional<PendingOp> Controller::oldest_pending(Clock::time_point older_than) const {

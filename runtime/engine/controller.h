@@ -49,6 +49,12 @@ class Controller {
   };
   void add(const Request& request, Clock::time_point now, std::vector<std::string>& errors);
   bool ready(const Pending& p) const;
+  // The steps of coordinate(), numbered as in the protocol above.
+  void take(const std::vector<RequestList>& lists, Clock::time_point now, ResponseList& out,
+            std::vector<std::string>& errors);
+  void answer_ready(ResponseList& out);
+  void complete_join(ResponseList& out);
+  void fail_stalled(Clock::time_point now, ResponseList& out);
 
   int size_;
   std::vector<std::string> hosts_;

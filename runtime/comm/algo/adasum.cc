@@ -1,6 +1,7 @@
 // Adasum by recursive halving (Maleki et al. 2020, Horovod's AdasumMPI), extended to any number of ranks by
 // folding the ranks past the largest power of two into the first ones (see adasum_math.h for the order).
 #include <cstring>
+#include <numeric>
 #include <utility>
 
 #include "runtime/comm/algo/adasum_math.h"
@@ -45,11 +46,9 @@ void adasum_allreduce(Links& l, void* data, std::size_t count, DataType dtype, S
     l.recv(r + p, tmp, bytes);
     adasum_pair(d, tmp, count, dtype);
   }
-  SubLinks group(l, [&] {
-    std::vector<int> m;
-    for (int i = 0; i < p; ++i) m.push_back(i);
-    return m;
-  }(), r);
+  std::vector<int> members(static_cast<std::size_t>(p));
+  std::iota(members.begin(), members.end(), 0);  // ranks 0..p-1: the power of two that does the halving
+  SubLinks group(l, members, r);
 
   std::size_t lo = 0, len = count;
   std::vector<std::pair<std::size_t, std::size_t>> ranges;

@@ -46,21 +46,23 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-void run_rank(const Args& a, int rank, int port) {
-  if (a.bind) {
-    cpu_set_t all, one;
-    CPU_ZERO(&one);
-    if (::sched_getaffinity(0, sizeof all, &all) == 0) {
-      int want = rank % CPU_COUNT(&all);
-      for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
-        if (CPU_ISSET(cpu, &all) && seen++ == want) {
-          CPU_SET(cpu, &one);
-          ::sched_setaffinity(0, sizeof one, &one);
-          break;
-        }
-      }
+// Rank r on the (r % cpus)-th CPU this process may use.
+void bind_to_cpu(int rank) {
+  cpu_set_t all, one;
+  CPU_ZERO(&one);
+  if (::sched_getaffinity(0, sizeof all, &all) != 0) return;
+  int want = rank % CPU_COUNT(&all);
+  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &all) && seen++ == want) {
+      CPU_SET(cpu, &one);
+      ::sched_setaffinity(0, sizeof one, &one);
+      break;
     }
   }
+}
+
+void run_rank(const Args& a, int rank, int port) {
+  if (a.bind) bind_to_cpu(rank);
   detail::TcpStore store("127.0.0.1", port, "bench", rank);
   detail::Topology t;
   t.rank = rank;

@@ -108,26 +108,7 @@ void NcclBackend::execute(const Response& r, GpuEntries es) {
   Op op{r, es, *ctx, std::move(where), std::vector<std::exception_ptr>(es.size()), {}};
   try {
     DeviceGuard guard(device, op.where);
-    switch (r.type) {
-      case OpType::kAllreduce:
-        allreduce(op);
-        break;
-      case OpType::kReducescatter:
-        reducescatter(op);
-        break;
-      case OpType::kAllgather:
-        allgather(op);
-        break;
-      case OpType::kBroadcast:
-        broadcast(op);
-        break;
-      case OpType::kAlltoall:
-        alltoall(op);
-        break;
-      case OpType::kBarrier:
-      case OpType::kJoin:
-        break;
-    }
+    enqueue(op);
     complete_after_stream(op, device);
   } catch (...) {
     const auto error = std::current_exception();
@@ -141,6 +122,29 @@ void NcclBackend::execute(const Response& r, GpuEntries es) {
     } catch (...) {
       fail_all(error);
     }
+  }
+}
+
+void NcclBackend::enqueue(Op& op) {
+  switch (op.r.type) {
+    case OpType::kAllreduce:
+      allreduce(op);
+      break;
+    case OpType::kReducescatter:
+      reducescatter(op);
+      break;
+    case OpType::kAllgather:
+      allgather(op);
+      break;
+    case OpType::kBroadcast:
+      broadcast(op);
+      break;
+    case OpType::kAlltoall:
+      alltoall(op);
+      break;
+    case OpType::kBarrier:
+    case OpType::kJoin:
+      break;
   }
 }
 

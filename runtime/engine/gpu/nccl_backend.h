@@ -57,6 +57,9 @@ class NcclBackend final : public GpuBackend {
   // Hands the response to the completion thread behind an event recorded on the stream now.
   void complete_after_stream(Op& op, int device);
 
+  // The response's collective on the stream (one of those below).
+  void enqueue(Op& op);
+
   // nccl_collectives.cc
   void allreduce(Op& op);
   void hierarchical_allreduce(Op& op, std::byte* buf, std::size_t count, GpuReducePlan plan);

@@ -35,6 +35,28 @@ class NcclGroup {
   bool open_ = true;
 };
 
+// Reduces rank q's block of `in` (counts[q] elements, in rank order) into `recv` on rank q: one ncclReduceScatter
+// when the blocks are even, else one ncclReduce per rank in one group.
+void reduce_scatter_blocks(const void* in, void* recv, const std::vector<std::size_t>& counts, std::size_t dsize,
+                           ncclDataType_t type, ncclRedOp_t red, ncclComm_t comm, cudaStream_t stream,
+                           const std::string& where) {
+  if (std::all_of(counts.begin(), counts.end(), [&](std::size_t c) { return c == counts[0]; })) {
+    check_nccl(ncclReduceScatter(in, recv, counts[0], type, red, comm, stream), "ncclReduceScatter", comm, where);
+    return;
+  }
+  NcclGroup group(where);
+  std::size_t off = 0;
+  for (std::size_t q = 0; q < counts.size(); ++q) {
+    if (counts[q] > 0) {
+      check_nccl(ncclReduce(static_cast<const std::byte*>(in) + off, recv, counts[q], type, red, static_cast<int>(q),
+                            comm, stream),
+                 "ncclReduce", comm, where);
+    }
+    off += counts[q] * dsize;
+  }
+  group.end();
+}
+
 }  // namespace
 
 void NcclBackend::allreduce(Op& op) {
@@ -154,22 +176,7 @@ void NcclBackend::reducescatter(Op& op) {
       k == 1 ? outs[0] : op.ctx.scratch.reserve(std::max<std::size_t>(counts[rank], 1) * dsize, op.stream(), op.where);
   const auto type = nccl_type(r.dtype);
   ReductionOp red(plan_gpu_reduction(r, size), r.dtype, op.comm(), op.where);
-  if (std::all_of(counts.begin(), counts.end(), [&](std::size_t c) { return c == counts[0]; })) {
-    check_nccl(ncclReduceScatter(in, recv, counts[0], type, red.get(), op.comm(), op.stream()), "ncclReduceScatter",
-               op.comm(), op.where);
-  } else {
-    NcclGroup group(op.where);
-    std::size_t off = 0;
-    for (int q = 0; q < size; ++q) {
-      if (counts[q] > 0) {
-        check_nccl(ncclReduce(static_cast<const std::byte*>(in) + off, recv, counts[q], type, red.get(), q, op.comm(),
-                              op.stream()),
-                   "ncclReduce", op.comm(), op.where);
-      }
-      off += counts[q] * dsize;
-    }
-    group.end();
-  }
+  reduce_scatter_blocks(in, recv, counts, dsize, type, red.get(), op.comm(), op.stream(), op.where);
   if (k == 1) return;
   std::size_t off = 0;
   for (std::size_t i = 0; i < k; ++i) {
