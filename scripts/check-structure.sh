@@ -16,6 +16,9 @@
 #
 # Rule 4: no function over $max_function_lines lines in the folders of $short_function_dirs
 # (scripts/check-long-functions.py measures them).
+#
+# Rule 5: every `throw Error(` names its kind (include/hvd/error.h): its first argument is an ErrorKind, or the kind
+# of the error it wraps; at most $max_kindless_throws may not (an unnamed kind reads as kInternal, a broken invariant).
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -123,6 +126,28 @@ long_functions=$(find "${short_function_dirs[@]}" -type f \( -name '*.cc' -o -na
 if [ -n "$long_functions" ]; then
   echo "$long_functions"
   echo "check-structure: split the functions above into named steps of at most $max_function_lines lines" >&2
+  status=1
+fi
+
+# Rule 5. A site's kind is what precedes the first comma after `throw Error(` (on its line or the next).
+max_kindless_throws=0
+kindless_throws=$(product_files | xargs -r awk '
+  function judge(rest, where) {
+    sub(/,.*/, "", rest)
+    if (rest !~ /ErrorKind::|kind\(\)/) print where ": throw Error(...) without its ErrorKind"
+  }
+  FNR == 1 { pending = "" }
+  pending != "" { judge($0, pending); pending = "" }
+  /^[ \t]*\/\// { next }
+  /throw[ \t]+(hvd::)?Error\(/ {
+    rest = $0; sub(/.*throw[ \t]+(hvd::)?Error\(/, "", rest)
+    if (rest ~ /^[ \t]*$/) pending = FILENAME ":" FNR
+    else judge(rest, FILENAME ":" FNR)
+  }')
+if [ -n "$kindless_throws" ] && [ "$(wc -l <<<"$kindless_throws")" -gt "$max_kindless_throws" ]; then
+  echo "$kindless_throws"
+  echo "check-structure: more than $max_kindless_throws throw sites give no kind; pass the ErrorKind that says what" \
+       "failed (usage, peer lost, mismatch, backend, membership; internal for a broken invariant only)" >&2
   status=1
 fi
 exit "$status"
