@@ -42,7 +42,7 @@ UniqueFd connect_tcp(const std::string& host, int port, std::chrono::millisecond
   auto deadline = Clock::now() + timeout;
   std::string address = host + ":" + std::to_string(port);
   const Resolved found = resolve(host, port);
-  if (!found) throw Error("cannot resolve " + address + ": " + found.error);
+  if (!found) throw Error(ErrorKind::kUsage, "cannot resolve " + address + ": " + found.error);
   std::string last_error = "timed out";
   for (;;) {
     for (const addrinfo* ai = found.list.get(); ai; ai = ai->ai_next) {
@@ -58,7 +58,7 @@ UniqueFd connect_tcp(const std::string& host, int port, std::chrono::millisecond
     if (Clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  throw Error("cannot connect to " + address + ": " + last_error);
+  throw Error(ErrorKind::kBackend, "cannot connect to " + address + ": " + last_error);
 }
 
 void write_all(int fd, const void* data, std::size_t n, const std::string& what) {
@@ -67,7 +67,7 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& what)
     ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw Error(what + ": write failed: " + std::strerror(errno));
+      throw Error(ErrorKind::kBackend, what + ": write failed: " + std::strerror(errno));
     }
     p += w;
     n -= static_cast<std::size_t>(w);
@@ -81,12 +81,13 @@ void read_exact(int fd, void* data, std::size_t n, std::chrono::milliseconds tim
     pollfd pfd{fd, POLLIN, 0};
     int rc = ::poll(&pfd, 1, remaining_ms(deadline));
     if (rc < 0 && errno == EINTR) continue;
-    if (rc == 0) throw Error(what + ": timed out after " + std::to_string(timeout.count()) + " ms");
+    if (rc == 0)
+      throw Error(ErrorKind::kBackend, what + ": timed out after " + std::to_string(timeout.count()) + " ms");
     ssize_t r = ::recv(fd, p, n, 0);
-    if (r == 0) throw Error(what + ": connection closed by peer");
+    if (r == 0) throw Error(ErrorKind::kBackend, what + ": connection closed by peer");
     if (r < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
-      throw Error(what + ": read failed: " + std::strerror(errno));
+      throw Error(ErrorKind::kBackend, what + ": read failed: " + std::strerror(errno));
     }
     p += r;
     n -= static_cast<std::size_t>(r);

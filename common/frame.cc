@@ -17,7 +17,8 @@ std::string FrameSealer::seal(const nlohmann::json& message) { // Invalid UTF-8 
   return seal_body(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); }
 
 std::string FrameSealer::seal_body(std::string_view body) {
-  if (body.size() > kMaxFrameBody) throw Error("frame body of " + std::to_string(body.size()) + " bytes is above the limit");
+  if (body.size() > kMaxFrameBody)
+    throw Error(ErrorKind::kUsage, "frame body of " + std::to_string(body.size()) + " bytes is above the limit");
   std::string frame(4, '\0');
   auto n = static_cast<std::uint32_t>(body.size());
   for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>(n >> (24 - 8 * i));

@@ -19,6 +19,8 @@
 #
 # Rule 5: the runtime's libraries link only downward: in a CMakeLists.txt, target_link_libraries of a layer's
 # library names only libraries of layers below it (hvd_common <- hvd_store <- hvd_comm <- hvd_engine <- hvd_api).
+# Rule 6: every `throw Error(` names its kind (include/hvd/error.h): its first argument is an ErrorKind, or the kind
+# of the error it wraps; at most $max_kindless_throws may not (an unnamed kind reads as kInternal, a broken invariant).
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -120,7 +122,7 @@ fi
 # Rule 4, over all of hvd's own code but tests/ and examples/ (user programs).
 max_function_lines=60
 short_function_dirs=()
-for dir in launcher agent common runtime include python; do [ -d "$dir" ] && short_function_dirs+=("$dir"); done
+for dir in launcher agent common runtime include python bindings store; do [ -d "$dir" ] && short_function_dirs+=("$dir"); done
 long_functions=$(find "${short_function_dirs[@]}" -type f \( -name '*.cc' -o -name '*.h' \) | sort |
                    xargs -r /usr/bin/python3 "$(dirname "$0")/check-long-functions.py" "$max_function_lines")
 if [ -n "$long_functions" ]; then
@@ -156,6 +158,27 @@ if [ -n "$link_report" ]; then
   echo "$link_report"
   echo "check-structure: the runtime's libraries link down only (hvd_common <- hvd_store <- hvd_comm <- hvd_engine" \
        "<- hvd_api); move the shared piece down instead" >&2
+  status=1
+fi
+# Rule 6. A site's kind is what precedes the first comma after `throw Error(` (on its line or the next).
+max_kindless_throws=0
+kindless_throws=$(product_files | xargs -r awk '
+  function judge(rest, where) {
+    sub(/,.*/, "", rest)
+    if (rest !~ /ErrorKind::|kind\(\)/) print where ": throw Error(...) without its ErrorKind"
+  }
+  FNR == 1 { pending = "" }
+  pending != "" { judge($0, pending); pending = "" }
+  /^[ \t]*\/\// { next }
+  /throw[ \t]+(hvd::)?Error\(/ {
+    rest = $0; sub(/.*throw[ \t]+(hvd::)?Error\(/, "", rest)
+    if (rest ~ /^[ \t]*$/) pending = FILENAME ":" FNR
+    else judge(rest, FILENAME ":" FNR)
+  }')
+if [ -n "$kindless_throws" ] && [ "$(wc -l <<<"$kindless_throws")" -gt "$max_kindless_throws" ]; then
+  echo "$kindless_throws"
+  echo "check-structure: more than $max_kindless_throws throw sites give no kind; pass the ErrorKind that says what" \
+       "failed (usage, peer lost, mismatch, backend, membership; internal for a broken invariant only)" >&2
   status=1
 fi
 exit "$status"

@@ -15,8 +15,8 @@ void MemoryStore::set(const std::string& key, const std::string& value) {
 std::string MemoryStore::get(const std::string& key, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   if (!changed_.wait_for(lock, timeout, [&] { return values_.count(key) > 0; })) {
-    throw Error("timed out after " + std::to_string(timeout.count()) + " ms waiting for key '" + key + "' in " +
-                describe());
+    throw Error(ErrorKind::kBackend, "timed out after " + std::to_string(timeout.count()) + " ms waiting for key '" +
+                                         key + "' in " + describe());
   }
   return values_.at(key);
 }

@@ -28,10 +28,10 @@ std::unique_ptr<TcpStore> TcpStore::connect(const std::string& address, const st
 
 nlohmann::json TcpStore::request(const nlohmann::json& message, std::chrono::milliseconds reply_timeout) {
   std::lock_guard lock(mutex_);
-  if (!channel_) throw Error(describe() + " is unusable after an earlier failure: " + broken_);
+  if (!channel_) throw Error(ErrorKind::kBackend, describe() + " is unusable after an earlier failure: " + broken_);
   nlohmann::json reply;
   try {
-    if (interrupted_.load()) throw Error("the connection was shut down (interrupted)");
+    if (interrupted_.load()) throw Error(ErrorKind::kBackend, "the connection was shut down (interrupted)");
     channel_->send(message);
     reply = channel_->recv(reply_timeout);
   } catch (const std::exception& e) {
@@ -41,12 +41,12 @@ nlohmann::json TcpStore::request(const nlohmann::json& message, std::chrono::mil
       open_fd_ = -1;
     }
     channel_.reset();
-    throw Error(std::string(message.value("op", "request")) + " '" + message.value("key", "") + "' on " + describe() +
-                " failed: " + broken_);
+    throw Error(ErrorKind::kBackend, std::string(message.value("op", "request")) + " '" + message.value("key", "") +
+                                         "' on " + describe() + " failed: " + broken_);
   }
   if (!reply.is_object() || !reply.value("ok", false)) {
     std::string why = reply.is_object() ? reply.value("error", reply.dump()) : reply.dump();
-    throw Error(describe() + ": " + why);
+    throw Error(ErrorKind::kBackend, describe() + ": " + why);
   }
   return reply;
 }
@@ -91,12 +91,12 @@ RendezvousAnswer TcpStore::rendezvous(const std::string& worker, std::int64_t af
     a.hostname = reply.at("hostname").get<std::string>();
     a.events = reply.at("events").get<std::int64_t>();
   } catch (const nlohmann::json::exception& e) {
-    throw Error("elastic rendezvous of worker " + worker + ": malformed answer from " + describe() + " (" + e.what() +
-                "): " + reply.dump());
+    throw Error(ErrorKind::kBackend, "elastic rendezvous of worker " + worker + ": malformed answer from " +
+                                         describe() + " (" + e.what() + "): " + reply.dump());
   }
   if (a.size < 1 || a.rank < 0 || a.rank >= a.size || a.generation <= after) {
-    throw Error("elastic rendezvous of worker " + worker + ": inconsistent answer from " + describe() + ": " +
-                reply.dump());
+    throw Error(ErrorKind::kBackend, "elastic rendezvous of worker " + worker + ": inconsistent answer from " +
+                                         describe() + ": " + reply.dump());
   }
   return a;
 }

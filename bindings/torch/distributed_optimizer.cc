@@ -129,9 +129,10 @@ struct DistributedOptimizer::Impl {
     Slot& slot = slots[index];
     if (slot.pending.valid()) drop_failed_step();  // a backward pass after a failed step, without zero_grad()
     if (slot.pending.valid()) {
-      throw Error("DistributedOptimizer: the gradient of '" + slot.name + "' was computed more than " +
-                  "backward_passes_per_step (" + std::to_string(options.backward_passes_per_step) +
-                  ") times before step(); call step() after each backward pass or raise backward_passes_per_step");
+      throw Error(ErrorKind::kUsage,
+                  "DistributedOptimizer: the gradient of '" + slot.name + "' was computed more than " +
+                      "backward_passes_per_step (" + std::to_string(options.backward_passes_per_step) +
+                      ") times before step(); call step() after each backward pass or raise backward_passes_per_step");
     }
     synchronized = false;
     if (++slot.passes < options.backward_passes_per_step) return;
@@ -192,25 +193,27 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
 DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer, const NamedTensors& named_parameters,
                                            const DistributedOptimizerOptions& options)
     : impl_(std::make_unique<Impl>(optimizer, options)) {
-  if (!hvd::is_initialized()) throw Error("DistributedOptimizer: call hvd::init() first");
+  if (!hvd::is_initialized()) throw Error(ErrorKind::kUsage, "DistributedOptimizer: call hvd::init() first");
   if (options.backward_passes_per_step < 1) {
-    throw Error("DistributedOptimizer: backward_passes_per_step must be >= 1, got " +
-                std::to_string(options.backward_passes_per_step));
+    throw Error(ErrorKind::kUsage, "DistributedOptimizer: backward_passes_per_step must be >= 1, got " +
+                                       std::to_string(options.backward_passes_per_step));
   }
   if (options.op != ReduceOp::kAverage && options.op != ReduceOp::kSum && options.op != ReduceOp::kAdasum) {
-    throw Error(std::string("DistributedOptimizer: op ") + name_of(options.op) +
-                " is not supported; use average, "
-                "sum or adasum");
+    throw Error(ErrorKind::kUsage, std::string("DistributedOptimizer: op ") + name_of(options.op) +
+                                       " is not supported; use average, "
+                                       "sum or adasum");
   }
   if (options.gradient_predivide_factor != 1.0 &&
       (options.op != ReduceOp::kAverage || options.gradient_predivide_factor <= 0.0)) {
-    throw Error("DistributedOptimizer: gradient_predivide_factor " + std::to_string(options.gradient_predivide_factor) +
-                " needs op average and a positive factor (op is " + name_of(options.op) + ")");
+    throw Error(ErrorKind::kUsage, "DistributedOptimizer: gradient_predivide_factor " +
+                                       std::to_string(options.gradient_predivide_factor) +
+                                       " needs op average and a positive factor (op is " + name_of(options.op) + ")");
   }
   std::unordered_map<const void*, std::string> names;
   std::unordered_map<std::string, bool> seen;
   for (const auto& [name, tensor] : named_parameters) {
-    if (seen.count(name)) throw Error("DistributedOptimizer: duplicate parameter name '" + name + "'");
+    if (seen.count(name))
+      throw Error(ErrorKind::kUsage, "DistributedOptimizer: duplicate parameter name '" + name + "'");
     seen[name] = true;
     names.emplace(tensor.unsafeGetTensorImpl(), name);
   }
@@ -221,9 +224,10 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
       const Tensor& p = groups[g].params()[j];
       auto it = names.find(p.unsafeGetTensorImpl());
       if (it == names.end()) {
-        throw Error("DistributedOptimizer: parameter " + std::to_string(j) + " of param group " + std::to_string(g) +
-                    " (" + ::c10::toString(p.scalar_type()) + ", shape " + ::c10::str(p.sizes()) +
-                    ") has no name in named_parameters; pass names for every parameter the optimizer updates");
+        throw Error(ErrorKind::kUsage,
+                    "DistributedOptimizer: parameter " + std::to_string(j) + " of param group " + std::to_string(g) +
+                        " (" + ::c10::toString(p.scalar_type()) + ", shape " + ::c10::str(p.sizes()) +
+                        ") has no name in named_parameters; pass names for every parameter the optimizer updates");
       }
       if (!p.requires_grad() || registered.count(p.unsafeGetTensorImpl())) continue;
       registered[p.unsafeGetTensorImpl()] = true;
@@ -260,8 +264,9 @@ void DistributedOptimizer::zero_grad() {
   impl_->drop_failed_step();
   for (const auto& slot : impl_->slots) {
     if (slot.pending.valid()) {
-      throw Error("DistributedOptimizer::zero_grad() called between backward() and step(): the allreduce of '" +
-                  slot.name + "' is in flight; call step() or synchronize() first");
+      throw Error(ErrorKind::kUsage,
+                  "DistributedOptimizer::zero_grad() called between backward() and step(): the allreduce of '" +
+                      slot.name + "' is in flight; call step() or synchronize() first");
     }
   }
   impl_->optimizer.zero_grad();

@@ -39,15 +39,16 @@ void ModelSnapshot::restore() {
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const auto& [name, tensor] = tensors[i];
     if (i >= saved_.size() || saved_[i].first != name) {
-      throw Error("TorchState::restore: the model has '" + name + "', which the last commit did not; build the " +
-                  "model the same way before and after a reset (commit after changing it)");
+      throw Error(ErrorKind::kUsage, "TorchState::restore: the model has '" + name +
+                                         "', which the last commit did not; build the " +
+                                         "model the same way before and after a reset (commit after changing it)");
     }
     if (!tensor.defined() || !saved_[i].second.defined()) continue;
     tensor.detach().copy_(saved_[i].second);  // in place: the optimizer and the hooks keep these tensors
   }
   if (saved_.size() > tensors.size()) {
-    throw Error("TorchState::restore: the last commit has '" + saved_[tensors.size()].first +
-                "', which the model no longer has; commit after changing the model");
+    throw Error(ErrorKind::kUsage, "TorchState::restore: the last commit has '" + saved_[tensors.size()].first +
+                                       "', which the model no longer has; commit after changing the model");
   }
 }
 

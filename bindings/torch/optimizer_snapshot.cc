@@ -54,9 +54,9 @@ void OptimizerSnapshot::restore() {
   visit_optimizer(optimizer_, "TorchState", [&]<class Traits>() {
     auto& groups = optimizer_.param_groups();
     if (hyper_.size() != groups.size() + 1) {
-      throw Error("TorchState::restore: the optimizer has " + std::to_string(groups.size()) +
-                  " param groups, the last commit had " + std::to_string(hyper_.size() - 1) +
-                  "; commit after changing the optimizer");
+      throw Error(ErrorKind::kUsage, "TorchState::restore: the optimizer has " + std::to_string(groups.size()) +
+                                         " param groups, the last commit had " + std::to_string(hyper_.size() - 1) +
+                                         "; commit after changing the optimizer");
     }
     for (std::size_t g = 0; g < groups.size(); ++g) {
       Traits::set_hyper(static_cast<typename Traits::Options&>(groups[g].options()), hyper_[g].data());

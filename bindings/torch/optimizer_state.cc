@@ -20,9 +20,11 @@ void expect_same_as_root(const std::vector<std::int64_t>& values, int root, cons
   broadcast_(t, {.root = root, .name = "optimizer_state/" + what});
   std::vector<std::int64_t> theirs(t.data_ptr<std::int64_t>(), t.data_ptr<std::int64_t>() + t.numel());
   if (theirs != values) {
-    throw Error("broadcast_optimizer_state: rank " + std::to_string(hvd::rank()) + " has " + what + " " +
-                ::c10::str(::c10::IntArrayRef(values)) + ", root rank " + std::to_string(root) + " has " +
-                ::c10::str(::c10::IntArrayRef(theirs)) + "; build the same optimizer on every rank");
+    throw Error(ErrorKind::kMismatch,
+                "broadcast_optimizer_state: rank " + std::to_string(hvd::rank()) + " has " + what + " " +
+                    ::c10::str(::c10::IntArrayRef(values)) + ", root rank " + std::to_string(root) + " has " +
+                    ::c10::str(::c10::IntArrayRef(theirs)) + "; build the same optimizer on every rank",
+                {.rank = hvd::rank(), .peer = root});
   }
 }
 

@@ -25,9 +25,10 @@ DataType to_hvd_dtype(::torch::ScalarType dtype) {
     case ::torch::kFloat64: return DataType::kFloat64;
     case ::torch::kBool: return DataType::kBool;
     default:
-      throw Error("hvd_torch: dtype " + dtype_name(dtype) +
-                  " is not supported (use uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 "
-                  "or bool); cast the tensor first");
+      throw Error(ErrorKind::kUsage,
+                  "hvd_torch: dtype " + dtype_name(dtype) +
+                      " is not supported (use uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 "
+                      "or bool); cast the tensor first");
   }
 }
 
@@ -45,7 +46,7 @@ DataType to_hvd_dtype(::torch::ScalarType dtype) {
     case DataType::kBool: return ::torch::kBool;
     case DataType::kUInt16: break;
   }
-  throw Error(std::string("hvd_torch: LibTorch 1.13 has no dtype for ") + name_of(dtype));
+  throw Error(ErrorKind::kUsage, std::string("hvd_torch: LibTorch 1.13 has no dtype for ") + name_of(dtype));
 }
 
 namespace {
@@ -53,17 +54,18 @@ namespace {
 // `what()` names the tensor in errors; it is called only when there is one, so the hot path formats nothing.
 template <class What>
 TensorView checked_view(const Tensor& tensor, const What& what) {
-  if (!tensor.defined()) throw Error("hvd_torch: " + what() + " is an undefined tensor");
-  if (tensor.is_sparse()) throw Error("hvd_torch: " + what() + " is sparse; densify it (to_dense()) first");
+  if (!tensor.defined()) throw Error(ErrorKind::kUsage, "hvd_torch: " + what() + " is an undefined tensor");
+  if (tensor.is_sparse())
+    throw Error(ErrorKind::kUsage, "hvd_torch: " + what() + " is sparse; densify it (to_dense()) first");
   if (!tensor.is_contiguous()) {
-    throw Error("hvd_torch: " + what() + " (" + dtype_name(tensor.scalar_type()) + ", shape " +
-                ::c10::str(tensor.sizes()) + ") is not contiguous; call .contiguous() first");
+    throw Error(ErrorKind::kUsage, "hvd_torch: " + what() + " (" + dtype_name(tensor.scalar_type()) + ", shape " +
+                                       ::c10::str(tensor.sizes()) + ") is not contiguous; call .contiguous() first");
   }
   TensorView view;
   try {
     view.dtype = to_hvd_dtype(tensor.scalar_type());
   } catch (const Error& e) {
-    throw Error(std::string(e.what()) + " (" + what() + ")");
+    throw Error(e.kind(), std::string(e.what()) + " (" + what() + ")");
   }
   view.data = tensor.data_ptr();
   view.shape.assign(tensor.sizes().begin(), tensor.sizes().end());
@@ -72,8 +74,8 @@ TensorView checked_view(const Tensor& tensor, const What& what) {
     // The runtime knows nothing of torch streams: the producer's kernels must be done before it reads.
     ::torch::cuda::synchronize(tensor.get_device());
   } else if (!tensor.is_cpu()) {
-    throw Error("hvd_torch: " + what() + " is on device " + tensor.device().str() +
-                "; only CPU and CUDA are supported");
+    throw Error(ErrorKind::kUsage, "hvd_torch: " + what() + " is on device " + tensor.device().str() +
+                                       "; only CPU and CUDA are supported");
   }
   return view;
 }
@@ -93,7 +95,7 @@ Tensor empty_for(DataType dtype, const std::vector<std::int64_t>& shape, const :
 }
 
 Tensor TensorHandle::wait() const {
-  if (!handle_.valid()) throw Error("hvd_torch: wait() on an empty TensorHandle");
+  if (!handle_.valid()) throw Error(ErrorKind::kUsage, "hvd_torch: wait() on an empty TensorHandle");
   handle_.wait();
   if (!output_) return Tensor();
   if (!output_->defined() && handle_.output().data != nullptr) {

@@ -126,8 +126,9 @@ void allreduce(const TensorView& input, const TensorView& output, const Allreduc
 std::vector<Handle> allreduce_batch_async(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs,
                                           const std::vector<std::string>& names, const AllreduceOptions& options) {
   if (inputs.size() != outputs.size() || inputs.size() != names.size()) {
-    throw Error("allreduce batch: " + std::to_string(inputs.size()) + " inputs, " + std::to_string(outputs.size()) +
-                " outputs and " + std::to_string(names.size()) + " names; pass one output and one name per input");
+    throw Error(ErrorKind::kUsage, "allreduce batch: " + std::to_string(inputs.size()) + " inputs, " +
+                                       std::to_string(outputs.size()) + " outputs and " + std::to_string(names.size()) +
+                                       " names; pass one output and one name per input");
   }
   std::vector<TensorEntry> entries;
   std::vector<Handle> handles;

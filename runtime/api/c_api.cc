@@ -166,7 +166,7 @@ int hvd_cross_size(void) {
 
 int hvd_start_timeline(const char* file, int mark_cycles) {
   return guarded([&] {
-    if (!file) throw hvd::Error("hvd_start_timeline: file is NULL; pass the path of the trace to write");
+    if (!file) throw hvd::Error(hvd::ErrorKind::kUsage, "hvd_start_timeline: file is NULL; pass the path of the trace to write");
     hvd::start_timeline(file, mark_cycles != 0);
     return 0;
   });

@@ -8,7 +8,7 @@ namespace hvd {
 
 namespace {
 const detail::HandleState& checked(const std::shared_ptr<detail::HandleState>& state) {
-  if (!state) throw Error("hvd::Handle: empty handle (default-constructed or moved from)");
+  if (!state) throw Error(ErrorKind::kUsage, "hvd::Handle: empty handle (default-constructed or moved from)");
   return *state;
 }
 }  // namespace

@@ -6,7 +6,8 @@
 namespace hvd {
 
 void start_timeline(const std::string& file, bool mark_cycles) {
-  if (file.empty()) throw Error("start_timeline: the file name is empty; pass the path of the trace to write");
+  if (file.empty())
+    throw Error(ErrorKind::kUsage, "start_timeline: the file name is empty; pass the path of the trace to write");
   detail::Runtime::get().engine().timeline().start(file, mark_cycles);
 }
 

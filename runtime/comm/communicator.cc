@@ -45,7 +45,7 @@ std::unique_ptr<Communicator> Communicator::subset(const std::vector<int>& ranks
 
 void Communicator::cross_allreduce(void*, std::size_t, DataType, ReduceOp) {
   if (topology().cross_size == 1) return;
-  throw Error("cross_allreduce: this communicator cannot reduce across hosts");
+  throw Error(ErrorKind::kInternal, "cross_allreduce: this communicator cannot reduce across hosts");
 }
 
 }  // namespace hvd::detail

@@ -45,7 +45,8 @@ std::vector<PeerInfo> exchange_peers(Store& store, const std::string& prefix, Pe
       auto j = nlohmann::json::parse(store.get(prefix + "peer/" + std::to_string(r), left));
       peers[r] = {r, j.at("host").get<std::string>(), j.at("pid").get<int>(), j.at("address").get<std::string>()};
     } catch (const nlohmann::json::exception& e) {
-      throw Error("connect: rank " + std::to_string(r) + " published a malformed address: " + e.what());
+      throw Error(ErrorKind::kBackend,
+                  "connect: rank " + std::to_string(r) + " published a malformed address: " + e.what(), {.peer = r});
     } catch (const Error&) {
       missing.push_back(r);
     }
@@ -53,9 +54,10 @@ std::vector<PeerInfo> exchange_peers(Store& store, const std::string& prefix, Pe
   if (!missing.empty()) {
     std::string list;
     for (int r : missing) list += (list.empty() ? "" : ", ") + std::to_string(r);
-    throw Error("connect: rank" + std::string(missing.size() > 1 ? "s " : " ") + list +
-                " did not publish a data-plane address within " + std::to_string(timeout.count()) + " ms in " +
-                store.describe() + "; did every rank start, with the same HOROVOD_SIZE?");
+    throw Error(ErrorKind::kBackend, "connect: rank" + std::string(missing.size() > 1 ? "s " : " ") + list +
+                                         " did not publish a data-plane address within " +
+                                         std::to_string(timeout.count()) + " ms in " + store.describe() +
+                                         "; did every rank start, with the same HOROVOD_SIZE?");
   }
   return peers;
 }
@@ -100,7 +102,9 @@ std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topolo
                                                    const CommunicatorOptions& options) {
   const int n = topology.size, rank = topology.rank;
   if (n < 1 || rank < 0 || rank >= n) {
-    throw Error("connect: rank " + std::to_string(rank) + " is outside a job of size " + std::to_string(n));
+    throw Error(ErrorKind::kUsage,
+                "connect: rank " + std::to_string(rank) + " is outside a job of size " + std::to_string(n),
+                {.rank = rank});
   }
   const std::size_t chunk = options.shm_chunk_bytes ? options.shm_chunk_bytes : kDefaultShmChunk;
   const std::size_t small =

@@ -36,7 +36,7 @@ CpuConnection connect_cpu_backend(const StartConfig& start) {
     connection.backend = name;
     return connection;
   }
-  throw Error("no CPU backend named '" + name + "'");
+  throw Error(ErrorKind::kUsage, "no CPU backend named '" + name + "'");
 }
 
 }  // namespace hvd::detail

@@ -73,8 +73,9 @@ void State::run_reset_callbacks() {
 
 void State::load_value(const std::string& name, std::span<const std::byte> bytes, void* value, std::size_t size) {
   if (bytes.size() != size) {
-    throw Error("elastic state '" + name + "': " + std::to_string(bytes.size()) + " bytes to load into a value of " +
-                std::to_string(size) + " bytes; every rank must track the same type under one name");
+    throw Error(ErrorKind::kMismatch, "elastic state '" + name + "': " + std::to_string(bytes.size()) +
+                                          " bytes to load into a value of " + std::to_string(size) +
+                                          " bytes; every rank must track the same type under one name");
   }
   std::memcpy(value, bytes.data(), size);
 }

@@ -63,7 +63,8 @@ void* Executor::output_for(TensorEntry* e, DataType dtype, const Shape& shape, O
       void* p;
       if (e->allocate) {
         p = e->allocate(dtype, shape);
-        if (!p && bytes > 0) throw Error("the output allocator returned null for " + shape_string(shape));
+        if (!p && bytes > 0)
+          throw Error(ErrorKind::kUsage, "the output allocator returned null for " + shape_string(shape));
       } else {
         e->handle->owned_output.resize(bytes);
         p = e->handle->owned_output.data();

@@ -16,10 +16,11 @@ constexpr std::string_view kEmpty = "[\n]\n";
 TimelineFile::TimelineFile(const std::string& path, std::size_t max_bytes) : path_(path), max_bytes_(max_bytes) {
   fd_ = UniqueFd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd_.valid()) {
-    throw Error("timeline '" + path + "': cannot open for writing: " + std::strerror(errno) +
-                "; choose a writable path");
+    throw Error(ErrorKind::kUsage, "timeline '" + path + "': cannot open for writing: " + std::strerror(errno) +
+                                       "; choose a writable path");
   }
-  if (!write_at(0, kEmpty)) throw Error("timeline '" + path + "': cannot write: " + std::strerror(errno));
+  if (!write_at(0, kEmpty))
+    throw Error(ErrorKind::kBackend, "timeline '" + path + "': cannot write: " + std::strerror(errno));
   end_ = kEmpty.size();
 }
 

@@ -72,7 +72,8 @@ class Reader {
 
  private:
   void need(std::size_t n) {
-    if (in_.size() - pos_ < n) throw Error("negotiation message truncated (a peer runs another hvd version?)");
+    if (in_.size() - pos_ < n)
+      throw Error(ErrorKind::kMismatch, "negotiation message truncated (a peer runs another hvd version?)");
   }
   const std::string& in_;
   std::size_t pos_ = 0;

@@ -122,8 +122,8 @@ void scale_half(void* data, std::size_t n, double factor) {
 template <class F>
 void for_floating(DataType dtype, const char* what, F&& f) {
   if (!is_floating(dtype)) {
-    throw Error(std::string(what) + ": Adasum needs a floating-point tensor, got " + name_of(dtype) +
-                "; cast to float32 first");
+    throw Error(ErrorKind::kUsage, std::string(what) + ": Adasum needs a floating-point tensor, got " + name_of(dtype) +
+                                       "; cast to float32 first");
   }
   visit_element_type(dtype, [&]<class T>(ElementTag<T>) {
     if constexpr (is_half_float_v<T>) {
@@ -149,7 +149,8 @@ bool is_floating(DataType dtype) {
 void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {
   if (dtype == DataType::kBool) {
     if (op == ReduceOp::kAverage || op == ReduceOp::kAdasum) {
-      throw Error(std::string("reduce: op ") + name_of(op) + " is not a plain reduction for bool");
+      throw Error(ErrorKind::kInternal,
+                  std::string("reduce: op ") + name_of(op) + " is not a plain reduction for bool");
     }
     return apply_bool(dst, a, b, count, op == ReduceOp::kProduct || op == ReduceOp::kMin);
   }
@@ -163,8 +164,9 @@ void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType
     case ReduceOp::kProduct:
       return dispatch(dst, a, b, count, dtype, Product{});
     default:
-      throw Error(std::string("reduce: op ") + name_of(op) +
-                  " is not a plain reduction (the engine scales for average; Adasum has its own collective)");
+      throw Error(ErrorKind::kInternal,
+                  std::string("reduce: op ") + name_of(op) +
+                      " is not a plain reduction (the engine scales for average; Adasum has its own collective)");
   }
 }
 

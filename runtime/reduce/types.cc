@@ -42,7 +42,8 @@ static_assert(kReduceOps[static_cast<int>(ReduceOp::kAdasum)] == "adasum");
 
 std::size_t size_of(DataType dtype) {
   if (!detail::is_valid(dtype)) {
-    throw Error("unknown dtype " + std::to_string(static_cast<int>(dtype)) + "; use one of hvd::DataType's values");
+    throw Error(ErrorKind::kUsage,
+                "unknown dtype " + std::to_string(static_cast<int>(dtype)) + "; use one of hvd::DataType's values");
   }
   return kDataTypes[static_cast<std::size_t>(dtype)].size;
 }

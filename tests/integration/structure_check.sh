@@ -2,7 +2,8 @@
 # scripts/check-structure.sh passes on this tree and catches an environment read outside common/env, an #include
 # that points up the layers (common <- store <- comm <- engine <- api <- glue; programs: common, store), two launcher
 # folders that include each other, a runtime library linking a layer above it (hvd_store <- hvd_comm <- hvd_engine <-
-# hvd_api), and a function over 60 lines in launcher/, agent/, common/ or runtime/.
+# hvd_api), a function over 60 lines in launcher/, agent/, common/, runtime/, bindings/ or store/, and a
+# `throw Error(` that gives no ErrorKind.
 source "$(dirname "$0")/lib.bash"
 : "${HVD_SOURCE:?set HVD_SOURCE to the source tree}"
 CHECK="$HVD_SOURCE/scripts/check-structure.sh"
@@ -104,3 +105,20 @@ check_fails "a 61-line function in runtime/ passed the check"
 grep -q '^runtime/long.cc:2: function too_long is 61 lines (at most 60)$' "$TEST_TMP/out" ||
   { cat "$TEST_TMP/out"; fail "the report does not name runtime/long.cc:2 and its length"; }
 pass "a function over 60 lines in launcher/, agent/, common/ or runtime/ is reported with its file, line and length"
+
+# Throw sites: with a kind (or the kind of the error wrapped) passes; without one fails naming file and line, the
+# message on the same line or on the next.
+rm -f "$TEST_TMP/tree/runtime/long.cc"
+printf '%s\n' '#include "hvd/error.h"' 'void a() { throw hvd::Error(hvd::ErrorKind::kUsage, "bad"); }' \
+  'void b(const hvd::Error& e) { throw hvd::Error(e.kind(), "again"); }' '// throw Error("in a comment")' \
+  >"$TEST_TMP/tree/runtime/kinds.cc"
+bash "$CHECK" "$TEST_TMP/tree" >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; fail "throw sites with a kind were reported"; }
+printf '%s\n' '#include "hvd/error.h"' 'void a() { throw Error("no kind, " + what); }' >"$TEST_TMP/tree/runtime/kinds.cc"
+check_fails "a throw without a kind passed the check"
+grep -q '^runtime/kinds.cc:2: throw Error(...) without its ErrorKind$' "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name runtime/kinds.cc:2"; }
+printf '%s\n' '#include "hvd/error.h"' 'void a() {' '  throw Error(' '      "no kind");' '}' >"$TEST_TMP/tree/runtime/kinds.cc"
+check_fails "a throw without a kind, its message on the next line, passed the check"
+grep -q '^runtime/kinds.cc:3: throw Error(...) without its ErrorKind$' "$TEST_TMP/out" ||
+  { cat "$TEST_TMP/out"; fail "the report does not name runtime/kinds.cc:3"; }
+pass "a throw site without its ErrorKind is reported with its file and line"

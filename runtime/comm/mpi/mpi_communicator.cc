@@ -80,23 +80,25 @@ MpiSession::MpiSession() {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (finalized) {
-    throw Error(
-        "MPI backend: MPI was already finalized in this process (an earlier hvd::shutdown() ends MPI, "
-        "which cannot start twice); call hvd::init() once per process under mpirun");
+    throw Error(ErrorKind::kUsage,
+                "MPI backend: MPI was already finalized in this process (an earlier hvd::shutdown() ends MPI, "
+                "which cannot start twice); call hvd::init() once per process under mpirun");
   }
   int provided = 0;
   if (initialized) {
     MPI_Query_thread(&provided);
   } else {
     int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    if (rc != MPI_SUCCESS) throw Error("MPI backend: MPI_Init_thread failed: " + mpi_error_text(rc));
+    if (rc != MPI_SUCCESS)
+      throw Error(ErrorKind::kBackend, "MPI backend: MPI_Init_thread failed: " + mpi_error_text(rc));
     started_here_ = true;
   }
   // hvd calls MPI from its background thread, not the one that started MPI: that needs SERIALIZED at least.
   if (provided < MPI_THREAD_SERIALIZED) {
-    throw Error("MPI backend: MPI gives thread level " + std::to_string(provided) +
-                " but hvd calls MPI from its background thread, which needs MPI_THREAD_SERIALIZED or more; start "
-                "MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let hvd::init() start it");
+    throw Error(ErrorKind::kBackend,
+                "MPI backend: MPI gives thread level " + std::to_string(provided) +
+                    " but hvd calls MPI from its background thread, which needs MPI_THREAD_SERIALIZED or more; start "
+                    "MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let hvd::init() start it");
   }
   if (provided < MPI_THREAD_MULTIPLE) {
     spdlog::warn(
@@ -185,7 +187,7 @@ void MpiCommunicator::cross_allreduce(void* data, std::size_t count, DataType dt
 
 void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
   if (static_cast<int>(bytes.size()) != topology_.size) {
-    throw Error(where("allgatherv") + ": one size per rank expected");
+    throw Error(ErrorKind::kUsage, where("allgatherv") + ": one size per rank expected");
   }
   const auto l = layout_of(bytes);
   if (!l) {
@@ -201,7 +203,7 @@ void MpiCommunicator::allgatherv(const void* in, void* out, const std::vector<st
 
 void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) {
   if (root < 0 || root >= topology_.size)
-    throw Error(where("broadcast") + ": root " + std::to_string(root) + " is not a rank");
+    throw Error(ErrorKind::kUsage, where("broadcast") + ": root " + std::to_string(root) + " is not a rank");
   auto* p = static_cast<std::uint8_t*>(data);
   for (std::size_t done = 0; done < bytes; done += kMaxPiece) {
     const std::size_t n = std::min(kMaxPiece, bytes - done);
@@ -214,7 +216,8 @@ void MpiCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
                                 const std::vector<std::size_t>& recv_bytes) {
   const int n = topology_.size;
   if (static_cast<int>(send_bytes.size()) != n || static_cast<int>(recv_bytes.size()) != n) {
-    throw Error(where("alltoallv") + ": split sizes do not match the " + std::to_string(n) + " ranks");
+    throw Error(ErrorKind::kUsage,
+                where("alltoallv") + ": split sizes do not match the " + std::to_string(n) + " ranks");
   }
   const auto s = layout_of(send_bytes), r = layout_of(recv_bytes);
   if (!s || !r) {
@@ -229,7 +232,7 @@ void MpiCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
 void MpiCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
                                     ReduceOp op) {
   if (static_cast<int>(counts.size()) != topology_.size) {
-    throw Error(where("reducescatter") + ": one count per rank expected");
+    throw Error(ErrorKind::kUsage, where("reducescatter") + ": one count per rank expected");
   }
   std::vector<int> c;
   std::size_t total = 0;
@@ -258,7 +261,8 @@ std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine
   const int n = topology_.size;
   // Negotiation messages are small; one past 2 GiB in all would be a bug upstream, not a size to support.
   if (!fits_int(mine.size()))
-    throw Error(where("negotiation gather") + ": a message of " + std::to_string(mine.size()) + " bytes");
+    throw Error(ErrorKind::kBackend,
+                where("negotiation gather") + ": a message of " + std::to_string(mine.size()) + " bytes");
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(n));
   mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world_.get()), "MPI_Gather",
@@ -269,7 +273,8 @@ std::vector<std::string> MpiCommunicator::gather_to_root(const std::string& mine
     displs[r] = static_cast<int>(std::min<std::size_t>(total, INT_MAX));
     total += static_cast<std::size_t>(lengths[r]);
   }
-  if (!fits_int(total)) throw Error(where("negotiation gather") + ": " + std::to_string(total) + " bytes in all");
+  if (!fits_int(total))
+    throw Error(ErrorKind::kBackend, where("negotiation gather") + ": " + std::to_string(total) + " bytes in all");
   std::string all(topology_.rank == 0 ? total : 0, '\0');
   mpi_check(
       MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE, 0, world_.get()),

@@ -40,7 +40,7 @@ int op_index(ReduceOp op) {
     case ReduceOp::kProduct:
       return 3;
     default:
-      throw Error(std::string("MPI backend: no MPI op for ") + name_of(op));
+      throw Error(ErrorKind::kUsage, std::string("MPI backend: no MPI op for ") + name_of(op));
   }
 }
 
@@ -85,7 +85,7 @@ MPI_Datatype MpiDatatypes::type(DataType dtype) const {
     case DataType::kBool:
       return MPI_C_BOOL;
   }
-  throw Error("MPI backend: unknown data type");
+  throw Error(ErrorKind::kInternal, "MPI backend: unknown data type");
 }
 
 MPI_Op MpiDatatypes::op(DataType dtype, ReduceOp op) const {

@@ -17,8 +17,8 @@ namespace {
 std::byte* map(int fd, const std::string& name, std::size_t bytes) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (p == MAP_FAILED) {
-    throw Error("cannot map shared memory " + name + " (" + std::to_string(bytes) + " bytes): " +
-                std::strerror(errno));
+    throw Error(ErrorKind::kBackend,
+                "cannot map shared memory " + name + " (" + std::to_string(bytes) + " bytes): " + std::strerror(errno));
   }
   return static_cast<std::byte*>(p);
 }
@@ -26,12 +26,13 @@ std::byte* map(int fd, const std::string& name, std::size_t bytes) {
 
 ShmSegment ShmSegment::create(const std::string& name, std::size_t bytes) {
   UniqueFd fd(::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (!fd.valid()) throw Error("cannot create shared memory " + name + ": " + std::strerror(errno));
+  if (!fd.valid())
+    throw Error(ErrorKind::kBackend, "cannot create shared memory " + name + ": " + std::strerror(errno));
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
     int err = errno;
     ::shm_unlink(name.c_str());
-    throw Error("cannot size shared memory " + name + " to " + std::to_string(bytes) +
-                " bytes: " + std::strerror(err) + " (is /dev/shm large enough?)");
+    throw Error(ErrorKind::kBackend, "cannot size shared memory " + name + " to " + std::to_string(bytes) +
+                                         " bytes: " + std::strerror(err) + " (is /dev/shm large enough?)");
   }
   try {
     return ShmSegment(name, map(fd.get(), name, bytes), bytes, true);
@@ -43,10 +44,11 @@ ShmSegment ShmSegment::create(const std::string& name, std::size_t bytes) {
 
 ShmSegment ShmSegment::open(const std::string& name, std::size_t bytes) {
   UniqueFd fd(::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600));
-  if (!fd.valid()) throw Error("cannot open shared memory " + name + ": " + std::strerror(errno));
+  if (!fd.valid()) throw Error(ErrorKind::kBackend, "cannot open shared memory " + name + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) < bytes) {
-    throw Error("shared memory " + name + " is smaller than the " + std::to_string(bytes) + " bytes expected");
+    throw Error(ErrorKind::kBackend,
+                "shared memory " + name + " is smaller than the " + std::to_string(bytes) + " bytes expected");
   }
   return ShmSegment(name, map(fd.get(), name, bytes), bytes, false);
 }

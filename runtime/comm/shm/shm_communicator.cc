@@ -26,8 +26,8 @@ std::size_t max_of(const std::vector<std::size_t>& v) { return v.empty() ? 0 : *
 // Throws unless `sizes` has one entry per rank: "reducescatter: 3 counts for 2 ranks".
 void expect_one_per_rank(const std::vector<std::size_t>& sizes, int ranks, const char* op, const char* what) {
   if (static_cast<int>(sizes.size()) != ranks) {
-    throw Error(std::string(op) + ": " + std::to_string(sizes.size()) + " " + what + " for " + std::to_string(ranks) +
-                " ranks");
+    throw Error(ErrorKind::kUsage, std::string(op) + ": " + std::to_string(sizes.size()) + " " + what + " for " +
+                                       std::to_string(ranks) + " ranks");
   }
 }
 }  // namespace
@@ -226,8 +226,8 @@ void ShmCommunicator::allgatherv(const void* in, void* out, const std::vector<st
 
 void ShmCommunicator::broadcast(void* data, std::size_t bytes, int root) {
   if (root < 0 || root >= topology_.size) {
-    throw Error("broadcast: root " + std::to_string(root) + " is not a rank (size " + std::to_string(topology_.size) +
-                ")");
+    throw Error(ErrorKind::kUsage, "broadcast: root " + std::to_string(root) + " is not a rank (size " +
+                                       std::to_string(topology_.size) + ")");
   }
   if (!group_) return;
   guarded("broadcast", [&] {
@@ -248,11 +248,12 @@ void ShmCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
                                 const std::vector<std::size_t>& recv_bytes) {
   const int r = topology_.rank, n = topology_.size;
   if (static_cast<int>(send_bytes.size()) != n || static_cast<int>(recv_bytes.size()) != n) {
-    throw Error("alltoallv: split sizes do not match the " + std::to_string(n) + " ranks");
+    throw Error(ErrorKind::kUsage, "alltoallv: split sizes do not match the " + std::to_string(n) + " ranks");
   }
   if (send_bytes[r] != recv_bytes[r]) {
-    throw Error("alltoallv: rank " + std::to_string(r) + " sends itself " + std::to_string(send_bytes[r]) +
-                " bytes but expects " + std::to_string(recv_bytes[r]));
+    throw Error(ErrorKind::kUsage, "alltoallv: rank " + std::to_string(r) + " sends itself " +
+                                       std::to_string(send_bytes[r]) + " bytes but expects " +
+                                       std::to_string(recv_bytes[r]));
   }
   auto* src = static_cast<const std::byte*>(in);
   auto* dst = static_cast<std::byte*>(out);

@@ -38,7 +38,8 @@ std::string first_non_loopback_ipv4() {
 
 TcpListener::TcpListener(const std::string& bind_address) {
   fd_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd_.valid()) throw Error(std::string("data-plane listener: socket: ") + std::strerror(errno));
+  if (!fd_.valid())
+    throw Error(ErrorKind::kBackend, std::string("data-plane listener: socket: ") + std::strerror(errno));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = 0;
@@ -53,8 +54,9 @@ TcpListener::TcpListener(const std::string& bind_address) {
     addr.sin_addr = reinterpret_cast<const sockaddr_in*>(found.list->ai_addr)->sin_addr;
   }
   if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_.get(), 256) != 0) {
-    throw Error("data-plane listener on '" + (bind_address.empty() ? std::string("*") : bind_address) +
-                "': " + std::strerror(errno));
+    throw Error(ErrorKind::kBackend, "data-plane listener on '" +
+                                         (bind_address.empty() ? std::string("*") : bind_address) +
+                                         "': " + std::strerror(errno));
   }
   socklen_t len = sizeof addr;
   ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
@@ -70,10 +72,12 @@ UniqueFd TcpListener::accept(std::chrono::milliseconds timeout) {
   do {
     rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
   } while (rc < 0 && errno == EINTR);
-  if (rc == 0) throw Error("data-plane listener " + address_ + ": no peer connected within " +
-                           std::to_string(timeout.count()) + " ms");
+  if (rc == 0)
+    throw Error(ErrorKind::kBackend, "data-plane listener " + address_ + ": no peer connected within " +
+                                         std::to_string(timeout.count()) + " ms");
   UniqueFd fd(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-  if (!fd.valid()) throw Error("data-plane listener " + address_ + ": accept: " + std::strerror(errno));
+  if (!fd.valid())
+    throw Error(ErrorKind::kBackend, "data-plane listener " + address_ + ": accept: " + std::strerror(errno));
   return fd;
 }
 

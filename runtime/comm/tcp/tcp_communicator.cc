@@ -38,12 +38,14 @@ void TcpCommunicator::cross_allreduce(void* data, std::size_t count, DataType dt
 }
 
 void TcpCommunicator::allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) {
-  if (static_cast<int>(bytes.size()) != topology_.size) throw Error("allgatherv: one size per rank expected");
+  if (static_cast<int>(bytes.size()) != topology_.size)
+    throw Error(ErrorKind::kUsage, "allgatherv: one size per rank expected");
   guarded("allgatherv", [&] { ring_allgatherv(*mesh_, in, out, bytes); });
 }
 
 void TcpCommunicator::broadcast(void* data, std::size_t bytes, int root) {
-  if (root < 0 || root >= topology_.size) throw Error("broadcast: root " + std::to_string(root) + " is not a rank");
+  if (root < 0 || root >= topology_.size)
+    throw Error(ErrorKind::kUsage, "broadcast: root " + std::to_string(root) + " is not a rank");
   guarded("broadcast", [&] { tree_broadcast(*mesh_, data, bytes, root); });
 }
 
@@ -52,14 +54,15 @@ void TcpCommunicator::alltoallv(const void* in, const std::vector<std::size_t>& 
   const int n = topology_.size, r = topology_.rank;
   if (static_cast<int>(send_bytes.size()) != n || static_cast<int>(recv_bytes.size()) != n ||
       send_bytes[r] != recv_bytes[r]) {
-    throw Error("alltoallv: split sizes do not match the " + std::to_string(n) + " ranks");
+    throw Error(ErrorKind::kUsage, "alltoallv: split sizes do not match the " + std::to_string(n) + " ranks");
   }
   guarded("alltoallv", [&] { pairwise_alltoallv(*mesh_, in, send_bytes, out, recv_bytes); });
 }
 
 void TcpCommunicator::reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
                                     ReduceOp op) {
-  if (static_cast<int>(counts.size()) != topology_.size) throw Error("reducescatter: one count per rank expected");
+  if (static_cast<int>(counts.size()) != topology_.size)
+    throw Error(ErrorKind::kUsage, "reducescatter: one count per rank expected");
   guarded("reducescatter", [&] { ring_reducescatter(*mesh_, in, out, counts, dtype, op, scratch_); });
 }
 

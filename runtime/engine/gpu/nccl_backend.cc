@@ -170,7 +170,8 @@ void* NcclBackend::output_for(Op& op, std::size_t i, const Shape& shape) {
       void* p;
       if (e->allocate) {
         p = e->allocate(op.r.dtype, shape);
-        if (!p && bytes > 0) throw Error("the output allocator returned null for " + shape_string(shape));
+        if (!p && bytes > 0)
+          throw Error(ErrorKind::kUsage, "the output allocator returned null for " + shape_string(shape));
       } else {
         e->handle->owned_device_output = allocate_device_output(bytes, op.where);
         p = e->handle->owned_device_output.get();

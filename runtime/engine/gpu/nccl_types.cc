@@ -31,7 +31,8 @@ ncclDataType_t nccl_type(DataType dtype) {
     case DataType::kInt16:
       break;
   }
-  throw Error(std::string("NCCL cannot reduce ") + name_of(dtype) + "; cast the tensor to int32 first");
+  throw Error(ErrorKind::kUsage,
+              std::string("NCCL cannot reduce ") + name_of(dtype) + "; cast the tensor to int32 first");
 }
 
 ReductionOp::ReductionOp(const GpuReducePlan& plan, DataType dtype, ncclComm_t comm, const std::string& where) {
