@@ -70,7 +70,7 @@ ProcessSetInfo ProcessSetTable::add(std::vector<int> ranks, const std::string& w
   set->info.my_rank = mine == ranks.end() ? -1 : static_cast<int>(mine - ranks.begin());
   // Connected outside the lock: the members meet in the store, which may take a while.
   set->comm = global_.subset(ranks, store_, key_prefix_ + std::to_string(set->info.id) + "/", options_);
-  if (set->comm) set->engine = std::make_unique<Engine>(config_, *set->comm);
+  if (set->comm) set->engine = std::make_unique<Engine>(config_, *set->comm, ranks);
   spdlog::debug("{} added{}", describe(set->info), set->comm ? "" : " (this rank is not in it)");
   std::lock_guard lock(mutex_);
   sets_.emplace(set->info.id, set);

@@ -6,8 +6,8 @@
 
 namespace hvd::detail {
 
-Controller::Controller(int size, std::vector<std::string> hosts, StallInspector& stall)
-    : size_(size), hosts_(std::move(hosts)), stall_(stall), joined_(static_cast<std::size_t>(size), false) {}
+Controller::Controller(int size, RankNames names, StallInspector& stall)
+    : size_(size), names_(std::move(names)), stall_(stall), joined_(static_cast<std::size_t>(size), false) {}
 
 void Controller::add(const Request& request, Clock::time_point now, std::vector<std::string>& errors) {
   auto [it, fresh] = table_.try_emplace(request.name);
@@ -21,7 +21,7 @@ void Controller::add(const Request& request, Clock::time_point now, std::vector<
   if (p.by_rank[request.rank]) {
     // The tensor queue refuses a name in flight, so this is a rank reusing a name in one cycle list: report it.
     errors.push_back(std::string(name_of(request.type)) + " '" + request.name + "': " +
-                     describe_ranks({request.rank}, hosts_) + " sent it twice in one step; names must be unique");
+                     describe_ranks({request.rank}, names_) + " sent it twice in one step; names must be unique");
     return;
   }
   p.by_rank[request.rank] = request;
@@ -50,7 +50,7 @@ void Controller::take(const std::vector<RequestList>& lists, Clock::time_point n
                       std::vector<std::string>& errors) {
   for (int r = 0; r < static_cast<int>(lists.size()); ++r) {
     if (lists[r].shutdown && out.shutdown.empty()) {
-      out.shutdown = describe_ranks({r}, hosts_) + " called hvd::shutdown()";
+      out.shutdown = describe_ranks({r}, names_) + " called hvd::shutdown()";
       out.shutdown_blame = {r};
     }
     for (const auto& q : lists[r].requests) {
@@ -91,7 +91,7 @@ void Controller::answer_ready(ResponseList& out) {
       }
     }
     if (!any->group.empty() && group_ready[any->group] < any->group_size) continue;
-    out.responses.push_back(validate(by_rank, hosts_));
+    out.responses.push_back(validate(by_rank, names_));
     order_.erase(p.seq);
     table_.erase(name);
   }

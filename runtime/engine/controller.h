@@ -28,7 +28,7 @@ namespace hvd::detail {
 class Controller {
  public:
   using Clock = std::chrono::steady_clock;
-  Controller(int size, std::vector<std::string> hosts, StallInspector& stall);
+  Controller(int size, RankNames names, StallInspector& stall);
 
   // lists[r] is rank r's RequestList of this cycle.
   ResponseList coordinate(const std::vector<RequestList>& lists, Clock::time_point now = Clock::now());
@@ -57,7 +57,7 @@ class Controller {
   void fail_stalled(Clock::time_point now, ResponseList& out);
 
   int size_;
-  std::vector<std::string> hosts_;
+  RankNames names_;
   StallInspector& stall_;
   std::unordered_map<std::string, Pending> table_;  // submitted by some ranks, not yet answered
   std::map<std::uint64_t, std::string> order_;      // table_ in arrival order: responses keep that order

@@ -72,12 +72,12 @@ bool cache_keeps(const Response& r) {
 
 }  // namespace
 
-Engine::Engine(const Config& config, Communicator& comm)
+Engine::Engine(const Config& config, Communicator& comm, std::vector<int> job_ranks)
     : config_(config),
       comm_(comm),
       topology_(comm.topology()),
       executor_(comm, queue_),
-      stall_(config.stall_check_time, config.stall_shutdown_time, topology_.hosts),
+      stall_(config.stall_check_time, config.stall_shutdown_time, RankNames(topology_.hosts, job_ranks)),
       timeline_(config.timeline_path, topology_.rank, config.timeline_mark_cycles, config.timeline_max_bytes),
       autotune_(config, topology_.rank),
       heartbeat_(heartbeat_for(config.stall_check_time)),
@@ -88,7 +88,9 @@ Engine::Engine(const Config& config, Communicator& comm)
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
     topology_.hosts.assign(static_cast<std::size_t>(topology_.size), "?");
   }
-  if (topology_.rank == 0) controller_ = std::make_unique<Controller>(topology_.size, topology_.hosts, stall_);
+  if (topology_.rank == 0) {
+    controller_ = std::make_unique<Controller>(topology_.size, RankNames(topology_.hosts, std::move(job_ranks)), stall_);
+  }
   thread_ = std::jthread([this] { run(); });
 }
 

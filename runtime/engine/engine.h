@@ -55,7 +55,8 @@ namespace hvd::detail {
 class Engine final : public WaitDriver {
  public:
   using Clock = std::chrono::steady_clock;
-  Engine(const Config& config, Communicator& comm);
+  // `job_ranks`: a process set's engine, its ranks' ranks in the job (how its messages name them).
+  Engine(const Config& config, Communicator& comm, std::vector<int> job_ranks = {});
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;

@@ -9,10 +9,10 @@
 namespace hvd::detail {
 
 StallInspector::StallInspector(std::chrono::seconds check_time, std::chrono::seconds shutdown_time,
-                               std::vector<std::string> hosts)
+                               RankNames names)
     : check_time_(check_time),
       shutdown_time_(shutdown_time),
-      hosts_(std::move(hosts)),
+      names_(std::move(names)),
       next_check_(Clock::now() + check_time) {}
 
 StallInspector::Verdict StallInspector::inspect(const std::vector<PendingTensor>& pending, Clock::time_point now) {
@@ -27,7 +27,7 @@ StallInspector::Verdict StallInspector::inspect(const std::vector<PendingTensor>
     if (waited < check_time_ || t.missing.empty()) continue;
     if (shown++ < 10) {
       list += "\n  " + std::string(name_of(t.type)) + " '" + t.name + "' waited " + std::to_string(waited.count()) +
-              " s for " + describe_ranks(t.missing, hosts_);
+              " s for " + describe_ranks(t.missing, names_);
     }
     if (shutdown_time_.count() > 0 && waited >= shutdown_time_) {
       v.fail.push_back(t.name);

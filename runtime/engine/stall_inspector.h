@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/engine/message.h"
+#include "runtime/engine/rank_names.h"
 
 namespace hvd::detail {
 
@@ -21,7 +22,7 @@ struct PendingTensor {
 class StallInspector {
  public:
   using Clock = std::chrono::steady_clock;
-  StallInspector(std::chrono::seconds check_time, std::chrono::seconds shutdown_time, std::vector<std::string> hosts);
+  StallInspector(std::chrono::seconds check_time, std::chrono::seconds shutdown_time, RankNames names);
 
   bool enabled() const { return check_time_.count() > 0; }
   bool due(Clock::time_point now) const { return enabled() && now >= next_check_; }
@@ -36,7 +37,7 @@ class StallInspector {
 
  private:
   std::chrono::seconds check_time_, shutdown_time_;
-  std::vector<std::string> hosts_;
+  RankNames names_;
   Clock::time_point next_check_;
 };
 

@@ -12,10 +12,6 @@
 namespace hvd::detail {
 namespace {
 
-std::string host_of(int r, const std::vector<std::string>& hosts) {
-  return r >= 0 && static_cast<std::size_t>(r) < hosts.size() ? hosts[r] : "?";
-}
-
 std::string fmt_double(double v) {
   std::ostringstream s;
   s << v;
@@ -25,7 +21,7 @@ std::string fmt_double(double v) {
 // Groups the submitting ranks by `field`; returns "" when they agree, else the disagreement phrase with the
 // minority first: "rank 1 (h2) sent float16, rank 0 (h1) sent float32". `odd` gets that minority: the ranks at
 // fault (the root-cause report names them; the others fail because of them).
-std::string disagreement(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts,
+std::string disagreement(const std::vector<const Request*>& by_rank, const RankNames& names,
                          const std::function<std::string(const Request&)>& field, const std::string& verb,
                          std::vector<std::int64_t>& odd) {
   std::map<std::string, std::vector<int>> groups;
@@ -49,7 +45,7 @@ std::string disagreement(const std::vector<const Request*>& by_rank, const std::
   std::string out;
   for (const auto& [value, ranks] : ordered) {
     if (!out.empty()) out += ", ";
-    out += describe_ranks(ranks, hosts) + " " + verb + " " + value;
+    out += describe_ranks(ranks, names) + " " + verb + " " + value;
   }
   return out;
 }
@@ -122,7 +118,7 @@ Response response_for(const Request& ref) {
 
 // What needs every rank, once they agree: "" when the op can run, else why not (a usage error).
 std::string every_rank_problem(const Response& resp, const std::vector<const Request*>& by_rank,
-                               const std::vector<std::string>& hosts) {
+                               const RankNames& names) {
   if (resp.device == Device::Kind::kGPU) {
     if (auto why = gpu_support_error(resp); !why.empty()) return why;
   }
@@ -136,7 +132,7 @@ std::string every_rank_problem(const Response& resp, const std::vector<const Req
   // As Horovod: only the reductions go on without a joined rank (it adds zeros); an op that moves each rank's own
   // data (allgather, broadcast, alltoall) fails on the ranks that called it, naming the joined ones.
   if (!joined.empty() && (moves_rows(resp.type) || resp.type == OpType::kBroadcast)) {
-    return describe_ranks(joined, hosts) + " joined; " + name_of(resp.type) +
+    return describe_ranks(joined, names) + " joined; " + name_of(resp.type) +
            " needs every rank (only allreduce and reducescatter go on after join); call it before join()";
   }
   return "";
@@ -167,32 +163,19 @@ void fill_layout(Response& resp, const std::vector<const Request*>& by_rank) {
 
 }  // namespace
 
-std::string describe_ranks(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
-  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-  bool one_host = std::all_of(ranks.begin(), ranks.end(),
-                              [&](int r) { return host_of(r, hosts) == host_of(ranks.front(), hosts); });
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (i) out += ", ";
-    out += std::to_string(ranks[i]);
-    if (!one_host) out += " (" + host_of(ranks[i], hosts) + ")";
-  }
-  if (one_host && !ranks.empty()) out += " (" + host_of(ranks.front(), hosts) + ")";
-  return out;
-}
-
-Response validate(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts) {
+Response validate(const std::vector<const Request*>& by_rank, const RankNames& names) {
   const Request* ref = first_request(by_rank);
   Response resp = response_for(*ref);
   const std::string what = std::string(name_of(ref->type)) + " '" + ref->name + "': ";
   for (const Agreement& agreement : kAgreements) {
     if (!agreement.applies(ref->type)) continue;
-    auto d = disagreement(by_rank, hosts, agreement.field, agreement.verb, resp.blame);
+    auto d = disagreement(by_rank, names, agreement.field, agreement.verb, resp.blame);
     if (d.empty()) continue;
     resp.error = what + d + "; " + agreement.fix;
     resp.error_kind = ErrorKind::kMismatch;
     return resp;
   }
-  if (auto why = every_rank_problem(resp, by_rank, hosts); !why.empty()) {
+  if (auto why = every_rank_problem(resp, by_rank, names); !why.empty()) {
     resp.error = what + why;
     resp.error_kind = ErrorKind::kUsage;
     return resp;

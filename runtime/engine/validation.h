@@ -11,13 +11,11 @@
 #include <vector>
 
 #include "runtime/engine/message.h"
+#include "runtime/engine/rank_names.h"
 
 namespace hvd::detail {
 
 // by_rank[r] is rank r's request, or null when rank r has joined. At least one is non-null.
-Response validate(const std::vector<const Request*>& by_rank, const std::vector<std::string>& hosts);
-
-// "rank 1 (h2)", "ranks 0, 2 (h1)", "ranks 0 (h1), 3 (h2)".
-std::string describe_ranks(const std::vector<int>& ranks, const std::vector<std::string>& hosts);
+Response validate(const std::vector<const Request*>& by_rank, const RankNames& names);
 
 }  // namespace hvd::detail

@@ -5,7 +5,8 @@ static:  init(process_sets=[ProcessSet([1, 0]), ProcessSet(even ranks)]): ids, r
          every op with process_set= (allreduce and its in-place/async/grouped forms, allgather, grouped_allgather,
          broadcast with a job-rank root, alltoall, reducescatter, grouped_reducescatter, barrier, the *_object
          helpers, broadcast_parameters, broadcast_optimizer_state, DistributedOptimizer(process_set=), gradients of
-         allreduce/allgather/broadcast) checked against the set's ranks; a rank outside a set gets ValueError naming
+         allreduce/allgather/broadcast) checked against the set's ranks; a shape mismatch in a set names its ranks by
+         their job ranks; a rank outside a set gets ValueError naming
          the set and its ranks; add_process_set without HOROVOD_DYNAMIC_PROCESS_SETS is refused saying so.
 dynamic: add_process_set/remove_process_set with Horovod's return values; bad rank lists (duplicate, out of range,
          empty, a set registered twice) refused naming the value; a removed set's object is invalidated; the job goes
@@ -63,6 +64,12 @@ def ops_on(ps, rank):
     grs = hvd.grouped_reducescatter([torch.full((n,), float(rank + 1))], op=hvd.Sum, process_set=ps)
     assert grs[0].tolist() == [total]
     hvd.barrier(process_set=ps)
+    # A mismatch names the ranks as hvd.rank() does, not by their places in the set (set [0, 2]: rank 2, not 1).
+    last = ranks[-1]
+    odd = torch.ones(2 if rank == last else 1)
+    if n > 1:
+        expect_raises(RuntimeError, lambda: hvd.allreduce(odd, name=f"ps{ps.process_set_id}.odd", process_set=ps),
+                      f"rank {last} (", "sent shape [2]")
     assert hvd.broadcast_object({"from": rank}, root_rank=ranks[-1], process_set=ps) == {"from": ranks[-1]}
     assert hvd.allgather_object(rank, process_set=ps) == ranks
 

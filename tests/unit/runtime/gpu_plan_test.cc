@@ -75,10 +75,10 @@ TEST_CASE("the coordinator refuses Adasum on GPU tensors on every rank, naming t
   q.device = Device::Kind::kGPU;
   Request q1 = q;
   q1.rank = 1;
-  auto r = validate({&q, &q1}, {"h1", "h1"});
+  auto r = validate({&q, &q1}, std::vector<std::string>{"h1", "h1"});
   CHECK(r.error.find("allreduce 'grad/w': adasum is not available for GPU tensors") == 0);
   q.reduce_op = q1.reduce_op = ReduceOp::kSum;
-  r = validate({&q, &q1}, {"h1", "h1"});
+  r = validate({&q, &q1}, std::vector<std::string>{"h1", "h1"});
   CHECK(r.error.empty());
   CHECK(r.device == Device::Kind::kGPU);
 }
@@ -125,7 +125,7 @@ TEST_CASE("ranks that pass a GPU tensor and a CPU tensor for one name fail with 
   Request q1 = q;
   q1.rank = 1;
   q1.device = Device::Kind::kGPU;
-  auto r = validate({&q, &q1}, {"h1", "h2"});
+  auto r = validate({&q, &q1}, std::vector<std::string>{"h1", "h2"});
   CHECK(r.error ==
         "allreduce 'w': rank 1 (h2) sent a GPU tensor, rank 0 (h1) sent a CPU tensor; put the tensor on the same kind "
         "of device on every rank");
