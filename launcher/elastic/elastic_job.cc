@@ -78,7 +78,10 @@ void ElasticJob::stop(const std::string& why) {
   cooldown_timer_.cancel();
   script_.reset();
   for (auto& [id, weak] : waiting_) {
-    if (auto client = weak.lock()) client->send({{"ok", false}, {"error", why}});
+    if (auto client = weak.lock()) {
+      session_.told_to_end(id);
+      client->send({{"ok", false}, {"error", why}});
+    }
   }
   waiting_.clear();
 }

@@ -50,6 +50,8 @@ class SessionControl {
   virtual void succeed() = 0;
   virtual void message(const std::string& text) = 0;
   virtual void set_store_key(const std::string& key, const std::string& value) = 0;
+  // Worker `id` was answered "the job is ending" in its rendezvous: it exits because hvdrun stopped the job.
+  virtual void told_to_end(int id) = 0;
 };
 
 class ElasticJob {

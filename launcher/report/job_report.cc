@@ -37,14 +37,11 @@ void JobReport::exited(int rank, const nlohmann::json& frame) {
   if (frame.contains("code")) e.code = frame.at("code").get<int>();
   e.time_ms = frame.value("time_ms", std::int64_t{0});
   if (e.time_ms == 0) e.time_ms = wall_clock_ms();
-  e.stopped = frame.value("stopped", false);
+  e.stopped = frame.value("stopped", false) || told_to_end_.contains(rank);
   e.outside = frame.value("outside", false);
   if (auto it = frame.find("record"); it != frame.end() && it->is_object()) {
     e.record = failure_record_from_json(*it);
   }
-  // An elastic job that failed answers its waiting workers "the job is ending" before the teardown's signal can
-  // reach them: one that exits on that answer was stopped by hvdrun, whatever came first.
-  if (elastic_ && fate_.first_code != 0 && !e.is_cause_record()) e.stopped = true;
   if (auto it = frame.find("stderr_tail"); it != frame.end() && it->is_array()) {
     e.stderr_tail = it->get<std::vector<std::string>>();
   }
@@ -85,6 +82,8 @@ void JobReport::failed(int code, const std::string& message) {
   fate_.first_code = code;
   fate_.first_message = message;
 }
+
+void JobReport::told_to_end(int rank) { told_to_end_.insert(rank); }
 
 void JobReport::stopped_by(int signal) {
   if (fate_.first_code != 0 || fate_.signal) return;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ class JobReport {
   void host_lost(const std::string& host, const std::string& reason);
   // The first failure hvdrun saw, with its code and line; later calls change nothing.
   void failed(int code, const std::string& message);
+  // hvdrun answered this elastic worker "the job is ending": its exit that follows is hvdrun's stop, as the
+  // teardown's signal would be (the answer often reaches it first).
+  void told_to_end(int rank);
   // hvdrun received `signal` before anything failed.
   void stopped_by(int signal);
 
@@ -47,6 +51,7 @@ class JobReport {
   std::vector<RankEnding> endings_;
   std::map<int, std::size_t> index_;  // rank (or worker id) -> endings_
   std::vector<HostLoss> losses_;
+  std::set<int> told_to_end_;
   JobFate fate_;
 };
 

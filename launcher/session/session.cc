@@ -467,6 +467,8 @@ void Session::launch_workers(const std::string& host, const std::vector<WorkerLa
   send_launch(*agent, workers);
 }
 
+void Session::told_to_end(int id) { outcome_.report().told_to_end(id); }
+
 void Session::terminate_host(const std::string& host, const std::string& why) {
   Agent* agent = fleet_.find(host);
   if (!agent || agent->done) return;

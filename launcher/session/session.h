@@ -74,6 +74,7 @@ class Session : public elastic::SessionControl {
   void succeed() override;
   void message(const std::string& text) override;
   void set_store_key(const std::string& key, const std::string& value) override;
+  void told_to_end(int id) override;
   void on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello);
   void launch_all();
   void on_agent_message(Agent& agent, const nlohmann::json& message);

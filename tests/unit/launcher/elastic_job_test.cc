@@ -18,6 +18,7 @@ struct FakeSession : SessionControl {
   std::vector<std::string> agents_started, hosts_terminated, messages;
   std::vector<std::pair<std::string, int>> launched;  // (HVD_WORKER_ID, id)
   std::map<std::string, std::string> store;
+  std::vector<int> told_to_end_ids;
 
   void start_agent(const HostSpec& host) override { agents_started.push_back(host.name); }
   void launch_workers(const std::string&, const std::vector<WorkerLaunch>& workers) override {
@@ -28,6 +29,7 @@ struct FakeSession : SessionControl {
   void succeed() override { messages.push_back("succeed"); }
   void message(const std::string& text) override { messages.push_back(text); }
   void set_store_key(const std::string& key, const std::string& value) override { store[key] = value; }
+  void told_to_end(int id) override { told_to_end_ids.push_back(id); }
 
   int id_of(const std::string& worker) const {
     for (auto it = launched.rbegin(); it != launched.rend(); ++it) {

@@ -222,3 +222,17 @@ TEST_CASE("a stalled rank stopped before it recorded the stall is named with the
         std::vector<std::string>{"stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1"});
   CHECK(hvd::failure_record_from_json(hvd::to_json(*r0.record)).stall);
 }
+
+TEST_CASE("an elastic worker that exits on hvdrun's 'the job is ending' answer is a consequence, not a cause") {
+  JobReport report(true);
+  report.add_rank(0, "worker localhost/0", "localhost");
+  report.add_rank(1, "worker localhost/1", "localhost");
+  report.exited(1, {{"type", "exit"}, {"rank", 1}, {"pid", 42}, {"code", 5}, {"time_ms", 1000},
+                    {"stderr_tail", {"loader: shard 7 is corrupt"}}});
+  report.failed(7, "hvdrun: 1 workers, fewer than --min-np 2, for --elastic-timeout 2 s");
+  report.told_to_end(0);  // before the teardown's signal could reach it
+  report.exited(0, {{"type", "exit"}, {"rank", 0}, {"pid", 41}, {"code", 3}, {"time_ms", 3000}});
+  auto j = report.to_json();
+  CHECK(j["ranks"][0]["role"] == "consequence");
+  CHECK(j["ranks"][1]["role"] == "root cause");
+}
