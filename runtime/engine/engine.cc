@@ -187,13 +187,14 @@ void Engine::run_cycle() {
 
 void Engine::finish(std::exception_ptr failure) {
   stop_record_ = stop_record(failure);
-  // A consequence only when an op fails because of it (a job ended by another rank's shutdown fails nothing
-  // here; a stall failed the op this rank submitted in this very cycle); a cause (this rank is the one a stall
-  // waited for) at once.
-  if (stop_record_ && (queue_.in_flight() > 0 || stop_stall_ || stop_record_->role == FailureRecord::Role::kCause)) {
-    record_failure(config_.error_file, *stop_record_);
-  } else if (stop_record_) {
-    stop_record_due_.store(true);
+  // A stall's record is written already (adopt_stop). Otherwise a consequence only when an op fails because of it
+  // (a job ended by another rank's shutdown fails nothing here), a cause at once.
+  if (stop_record_ && !stall_recorded_) {
+    if (queue_.in_flight() > 0 || stop_record_->role == FailureRecord::Role::kCause) {
+      record_failure(config_.error_file, *stop_record_);
+    } else {
+      stop_record_due_.store(true);
+    }
   }
   finished_.store(true);
   queue_.close(failure);
@@ -287,6 +288,7 @@ bool Engine::cycle() {
   take_cached();
   ResponseList negotiated;
   if (vote_.full()) negotiated = negotiate(want_shutdown);
+  if (!negotiated.shutdown.empty()) adopt_stop(negotiated);
   const int executed = execute_all(negotiated.responses);
   // After executing: the cache's slots of this cycle's responses must not change before they ran.
   remember(negotiated.responses);
@@ -295,12 +297,20 @@ bool Engine::cycle() {
   const bool keep_going = negotiated.shutdown.empty();
   if (keep_going) tune(executed > 0, end);
   timeline_.cycle(start, end, vote_.full());
-  if (keep_going) return true;
+  return keep_going;
+}
+
+// The coordinator stops the job. After a stall every rank records why before any fails its ops, and all meet once:
+// the first rank to exit gets the others stopped, and one stopped before its record leaves the report without it.
+void Engine::adopt_stop(const ResponseList& negotiated) {
   stop_reason_ = negotiated.shutdown;
   stop_blame_ = negotiated.shutdown_blame;
   stop_stall_ = negotiated.shutdown_stall;
   stop_tensor_ = negotiated.shutdown_tensor;
-  return false;
+  if (!stop_stall_) return;
+  if (auto r = coordinator_stop_record()) record_failure(config_.error_file, *r);
+  stall_recorded_ = true;
+  data_plane([&] { comm_.barrier(); });
 }
 
 // Autotune (autotune.h): every rank ends a sample at the same cycle, since all ran the same responses, and adopts

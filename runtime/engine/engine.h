@@ -111,6 +111,7 @@ class Engine final : public WaitDriver {
   void pace(bool progress, Clock::time_point end);
   void tune(bool executed, Clock::time_point end);
   Clock::time_point next_cycle_at(Clock::time_point now) const;
+  void adopt_stop(const ResponseList& negotiated);
   void finish(std::exception_ptr failure);
   // The report's side (failure_file.h): why this rank's ops fail once the engine stopped, and the coordinator's
   // oldest pending op while ranks wait.
@@ -161,6 +162,7 @@ class Engine final : public WaitDriver {
   std::vector<std::int64_t> stop_blame_;  // with stop_reason_: the ranks the coordinator stopped the job for
   bool stop_stall_ = false;
   std::string stop_tensor_;
+  bool stall_recorded_ = false;  // adopt_stop() wrote this rank's record
   Clock::time_point next_pending_check_{};
   std::string pending_written_;  // what the last record_pending() wrote ("" none)
 
