@@ -1,15 +1,20 @@
 // DistributedOptimizer: per-parameter hooks launch gradient allreduces while backward is still running; step()
-// waits for them. Protocol per parameter and step: the hook fires once per backward pass; on the
-// backward_passes_per_step-th pass it launches the allreduce of (.grad so far + this pass's gradient). synchronize()
-// launches zeros for parameters whose hook never fired (every rank must join every named allreduce), waits, and
-// writes the results into .grad. A step whose ops failed is dropped by the next zero_grad() or backward pass, so the
-// optimizer outlives a lost peer or an elastic reset (hvd::size() is read at each launch). With Adasum the hook instead
-// steps the wrapped optimizer on that one parameter, restores the parameter, and reduces the change; synchronize() adds
-// the reduced change to the parameter.
+// waits for them. Protocol per parameter and step: the hook runs after autograd accumulated the parameter's gradient
+// into .grad, once per backward pass; on the backward_passes_per_step-th pass it launches the allreduce of .grad in
+// place (as Horovod's allreduce_async_ of p.grad), so a step allocates and copies nothing of its own. synchronize()
+// launches zeros for parameters whose hook never fired (every rank must join every named allreduce) and waits; only
+// fp16 compression and sparse gradients travel out of place and are written back. A step whose ops failed is
+// dropped by the next zero_grad() or backward pass, so the optimizer outlives a lost peer or an elastic reset
+// (hvd::size() is read at each launch). With Adasum the hook instead steps the wrapped optimizer on that one
+// parameter, restores the parameter, and reduces the change; synchronize() adds the reduced change to the parameter.
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
 
 #include "hvd/torch.h"
 
@@ -28,10 +33,14 @@ struct DistributedOptimizer::Impl {
   struct Slot {
     std::string name;
     Tensor param;
-    unsigned hook = 0;
-    int passes = 0;        // backward passes since the last synchronize()
-    TensorHandle pending;  // the launched allreduce, if any
-    bool sparse = false;   // the gradient came sparse (nn.Embedding(sparse=True)): reduced dense, handed back sparse
+    // The node that accumulates the parameter's gradient, held as Horovod holds it: autograd keeps only a weak
+    // reference and would make a new node (without our hook) for each graph. `hook` is our hook's key on it.
+    std::shared_ptr<::torch::autograd::Node> accumulator;
+    std::uintptr_t hook = 0;
+    int passes = 0;          // backward passes since the last synchronize()
+    TensorHandle pending;    // the launched allreduce, if any
+    bool in_place = false;   // pending reduces .grad itself: nothing to write back
+    bool sparse = false;     // the gradient came sparse (nn.Embedding(sparse=True)): reduced dense, handed back sparse
   };
 
   ::torch::optim::Optimizer& optimizer;
@@ -61,6 +70,21 @@ struct DistributedOptimizer::Impl {
   void launch(Slot& slot, const Tensor& value) {
     Tensor input = compress(value.contiguous(), options.compression);
     slot.pending = allreduce_async(input, reduce_options(slot));
+    slot.in_place = false;
+  }
+
+  // The step's gradient as AccumulateGrad left it in .grad: reduced where it lies when it can be.
+  void launch_gradient(Slot& slot) {
+    Tensor& grad = slot.param.mutable_grad();
+    slot.sparse = grad.is_sparse();
+    if (adasum()) return launch(slot, local_delta(slot, slot.sparse ? grad.to_dense() : grad));
+    // A sparse gradient travels dense (Horovod's sparse_as_dense): the sum is the same and the op is one allreduce
+    // of the parameter's shape on every rank, whatever rows each rank touched.
+    if (slot.sparse || options.compression != Compression::kNone || !grad.is_contiguous()) {
+      return launch(slot, slot.sparse ? grad.to_dense() : grad);
+    }
+    slot.pending = allreduce_async_(grad, reduce_options(slot));
+    slot.in_place = true;
   }
 
   // Adasum: the change one local optimizer step makes to `slot.param` given `grad` (zeros when grad is undefined).
@@ -123,7 +147,11 @@ struct DistributedOptimizer::Impl {
     synchronized = false;
   }
 
-  void on_gradient(std::size_t index, const Tensor& grad) {
+  // Our hook on the node that accumulates `slot`'s gradient: attached once, and again when the node went stale
+  // (set_data() changed the parameter's type, device or shape), which takes effect from the next forward pass.
+  void attach(std::size_t index);
+
+  void on_accumulated(std::size_t index) {
     ::torch::NoGradGuard no_grad;
     std::lock_guard<std::mutex> lock(mutex);
     Slot& slot = slots[index];
@@ -136,13 +164,21 @@ struct DistributedOptimizer::Impl {
     }
     synchronized = false;
     if (++slot.passes < options.backward_passes_per_step) return;
-    const Tensor& so_far = slot.param.grad();
-    Tensor total = so_far.defined() ? so_far + grad : grad;
-    // A sparse gradient travels dense (Horovod's sparse_as_dense): the sum is the same and the op is one allreduce
-    // of the parameter's shape on every rank, whatever rows each rank touched.
-    slot.sparse = total.is_sparse();
-    if (slot.sparse) total = total.to_dense();
-    launch(slot, adasum() ? local_delta(slot, total) : total);
+    launch_gradient(slot);
+  }
+
+  // An out-of-place result into its place: the parameter (Adasum's change), or .grad.
+  void write_back(Slot& slot, const Tensor& reduced) {
+    Tensor result = decompress(reduced, slot.param.scalar_type(), options.compression);
+    if (adasum()) {
+      slot.param.detach().add_(result);
+    } else if (slot.sparse) {
+      slot.param.mutable_grad() = result.to_sparse();  // the optimizer (SparseAdam) gets what it expects
+    } else if (slot.param.grad().defined()) {
+      slot.param.mutable_grad().copy_(result);
+    } else {
+      slot.param.mutable_grad() = result;
+    }
   }
 
   void synchronize() {
@@ -151,28 +187,19 @@ struct DistributedOptimizer::Impl {
     if (synchronized) return;
     for (auto& slot : slots) {
       if (slot.pending.valid()) continue;
-      // No gradient (or fewer passes than backward_passes_per_step): still join the named allreduce.
-      Tensor grad = slot.passes > 0 ? slot.param.grad() : Tensor();
-      if (adasum()) {
-        launch(slot, local_delta(slot, grad));
+      // Fewer passes than backward_passes_per_step, or no gradient at all: still join the named allreduce.
+      if (slot.passes > 0 && slot.param.grad().defined()) {
+        launch_gradient(slot);
       } else {
-        launch(slot, grad.defined() ? grad : ::torch::zeros_like(slot.param, ::torch::MemoryFormat::Contiguous));
+        launch(slot, adasum() ? local_delta(slot, Tensor())
+                              : ::torch::zeros_like(slot.param, ::torch::MemoryFormat::Contiguous));
       }
     }
     std::exception_ptr first_error;
     for (auto& slot : slots) {
       try {
-        Tensor result = decompress(slot.pending.wait(), slot.param.scalar_type(), options.compression);
-        Tensor data = slot.param.detach();
-        if (adasum()) {
-          data.add_(result);
-        } else if (slot.sparse) {
-          slot.param.mutable_grad() = result.to_sparse();  // the optimizer (SparseAdam) gets what it expects
-        } else if (slot.param.grad().defined()) {
-          slot.param.mutable_grad().copy_(result);
-        } else {
-          slot.param.mutable_grad() = result;
-        }
+        Tensor reduced = slot.pending.wait();
+        if (!slot.in_place) write_back(slot, reduced);
       } catch (...) {
         if (!first_error) first_error = std::current_exception();
       }
@@ -180,10 +207,36 @@ struct DistributedOptimizer::Impl {
       slot.passes = 0;
       slot.sparse = false;
     }
+    for (std::size_t i = 0; i < slots.size(); ++i) attach(i);
     if (first_error) std::rethrow_exception(first_error);
     synchronized = true;
   }
 };
+
+// Runs once autograd has accumulated a parameter's gradient into .grad.
+struct DistributedOptimizer::AccumulatedHook final : ::torch::autograd::FunctionPostHook {
+  AccumulatedHook(Impl* impl, std::size_t index) : impl(impl), index(index) {}
+  ::torch::autograd::variable_list operator()(const ::torch::autograd::variable_list& outputs,
+                                              const ::torch::autograd::variable_list&) override {
+    impl->on_accumulated(index);
+    return outputs;
+  }
+  Impl* impl;
+  std::size_t index;
+};
+
+void DistributedOptimizer::Impl::attach(std::size_t index) {
+  Slot& slot = slots[index];
+  if (slot.accumulator) {
+    const bool current = ::torch::autograd::impl::try_get_grad_accumulator(slot.param) == slot.accumulator &&
+                         slot.accumulator->input_metadata(0).is_same_shape(slot.param);
+    if (current) return;
+    slot.accumulator->del_post_hook(slot.hook);
+    ::torch::autograd::impl::set_grad_accumulator(slot.param, {});  // autograd makes one that fits the parameter
+  }
+  slot.accumulator = ::torch::autograd::impl::grad_accumulator(slot.param);
+  slot.hook = slot.accumulator->add_post_hook(std::make_unique<AccumulatedHook>(this, index));
+}
 
 DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
                                            const ::torch::OrderedDict<std::string, Tensor>& named_parameters,
@@ -231,18 +284,17 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
       }
       if (!p.requires_grad() || registered.count(p.unsafeGetTensorImpl())) continue;
       registered[p.unsafeGetTensorImpl()] = true;
-      impl_->slots.push_back({it->second, p, 0, 0, {}, false});
+      Impl::Slot& slot = impl_->slots.emplace_back();
+      slot.name = it->second;
+      slot.param = p;
     }
   }
-  Impl* impl = impl_.get();
-  for (std::size_t i = 0; i < impl->slots.size(); ++i) {
-    impl->slots[i].hook = impl->slots[i].param.register_hook([impl, i](Tensor grad) { impl->on_gradient(i, grad); });
-  }
+  for (std::size_t i = 0; i < impl_->slots.size(); ++i) impl_->attach(i);
 }
 
 DistributedOptimizer::~DistributedOptimizer() {
   for (auto& slot : impl_->slots) {
-    slot.param.remove_hook(slot.hook);
+    slot.accumulator->del_post_hook(slot.hook);
     if (slot.pending.valid()) {
       try {
         slot.pending.wait();
@@ -269,6 +321,7 @@ void DistributedOptimizer::zero_grad() {
                       slot.name + "' is in flight; call step() or synchronize() first");
     }
   }
+  for (std::size_t i = 0; i < impl_->slots.size(); ++i) impl_->attach(i);
   impl_->optimizer.zero_grad();
 }
 

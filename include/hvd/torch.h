@@ -136,6 +136,7 @@ class DistributedOptimizer {
 
  private:
   struct Impl;
+  struct AccumulatedHook;
   std::unique_ptr<Impl> impl_;
 };
 
