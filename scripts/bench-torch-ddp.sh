@@ -7,6 +7,8 @@
 # threads, CPU affinity and peak memory; then the medians.
 #   scripts/bench-torch-ddp.sh                     all workloads at np=2 and 4, one intra-op thread per rank
 #   WORKLOADS="mnist:64" NPS=2 ROUNDS=5 THREADS=0 scripts/bench-torch-ddp.sh   (THREADS=0: torch's own default)
+#   CEILING=1 ...: each round also runs the ranks alone, exchanging nothing (started as DDP's), and adds two
+#   columns: their samples/s and local/DDP, the ratio that no exchange, however fast, can pass.
 # Workloads: mnist:BATCH (Horovod's MNIST network), resnet18:BATCH (torchvision), mlp200:BATCH (~200 small
 # gradients). Needs the Python package (scripts/build.sh) and python3-torchvision for resnet18
 # (scripts/install-deps.sh bench).
@@ -60,17 +62,17 @@ run_hvd() {  # NP MODEL BATCH -> BENCH line, or FAILED
 
 free_port() { $py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-run_ddp() {  # NP MODEL BATCH -> BENCH line, or FAILED; the ranks started as torchrun starts them
+run_ddp() {  # NP MODEL BATCH [SIDE] -> BENCH line, or FAILED; the ranks started as torchrun starts them
   # Each run gets a port the kernel just handed out (a fixed or random one may still be held by an earlier run's
   # store), every rank is bounded, and the first rank to fail takes the others down at once: a rank whose peer died
   # would otherwise wait in Gloo's rendezvous until its timeout.
-  local port r pids=() log="$log_dir/ddp.log" rc=0 why=""
+  local side=${4:-ddp} port r pids=() log="$log_dir/${4:-ddp}.log" rc=0 why=""
   port=$(free_port)
   : >"$log"
   for ((r = 0; r < $1; r++)); do
     # shellcheck disable=SC2046
     MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=$1 LOCAL_RANK=$r LOCAL_WORLD_SIZE=$1 OMP_NUM_THREADS=1 \
-      timeout -k 10 "$run_timeout" $py "$worker" --side ddp $(loop_args "$2" "$3") >>"$log" 2>&1 &
+      timeout -k 10 "$run_timeout" $py "$worker" --side "$side" $(loop_args "$2" "$3") >>"$log" 2>&1 &
     pids+=($!)
   done
   # Polled, not `wait -n`: bash may have reaped a rank that ended meanwhile, and `wait -n PID` then fails ("no such
@@ -91,12 +93,14 @@ run_ddp() {  # NP MODEL BATCH -> BENCH line, or FAILED; the ranks started as tor
     kill -TERM "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
   fi
-  if [ -n "$why" ]; then report_failure ddp "$log" "$why (port $port)"
-  elif ! bench_line <"$log"; then report_failure ddp "$log" "no BENCH line"; fi
+  if [ -n "$why" ]; then report_failure "$side" "$log" "$why (port $port)"
+  elif ! bench_line <"$log"; then report_failure "$side" "$log" "no BENCH line"; fi
 }
 
 failed_runs=0
-printf 'workload\tnp\tthreads\tround\thvd_samples_s\tddp_samples_s\thvd/ddp\thvd_overlap\thvd_ranks\tddp_ranks\n'
+ceiling=${CEILING:-0}
+printf 'workload\tnp\tthreads\tround\thvd_samples_s\tddp_samples_s\thvd/ddp\thvd_overlap\thvd_ranks\tddp_ranks%s\n' \
+  "$( ((ceiling)) && printf '\tlocal_samples_s\tlocal/ddp')"
 summary=()
 for workload in $workloads; do
   model=${workload%%:*} batch=${workload#*:}
@@ -115,8 +119,13 @@ for workload in $workloads; do
       ratio=$(awk -v a="$hs" -v b="$ds" 'BEGIN { printf "%.3f", a / b }')
       overlap="backward $(field backward_ms "$h") ms (DDP $(field backward_ms "$d")), wait $(field wait_ms "$h") ms,"
       overlap+=" allreduce alone $(field comm_ms "$h") ms, hidden $(field hidden "$h")"
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$workload" "$np" "$threads" "$round" "$hs" "$ds" "$ratio" \
-        "$overlap" "$(field ranks "$h")" "$(field ranks "$d")"
+      local_cols=""
+      if ((ceiling)); then
+        local_sps=$(field samples_per_sec "$(run_ddp "$np" "$model" "$batch" local)")
+        local_cols=$(printf '\t%s\t%s' "${local_sps:-FAILED}" "$(awk -v a="${local_sps:-0}" -v b="$ds" 'BEGIN { printf "%.3f", a / b }')")
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n' "$workload" "$np" "$threads" "$round" "$hs" "$ds" "$ratio" \
+        "$overlap" "$(field ranks "$h")" "$(field ranks "$d")" "$local_cols"
       ratios+=("$ratio") hvds+=("$hs") ddps+=("$ds")
     done
     if ((${#ratios[@]} == 0)); then summary+=("$(printf '%s\t%s\t%s\tmedian\tnone: every round failed' \

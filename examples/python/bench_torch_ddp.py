@@ -5,6 +5,9 @@ both sides side by side). Synthetic data, so the loop measures compute and gradi
     MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 RANK=r WORLD_SIZE=2 LOCAL_RANK=r \\
         /usr/bin/python3 examples/python/bench_torch_ddp.py --side ddp --model mnist     (one process per rank)
 
+    RANK=r WORLD_SIZE=2 /usr/bin/python3 examples/python/bench_torch_ddp.py --side local --model mnist
+        (the ceiling: each rank trains alone, nothing exchanged; the samples/s no exchange can beat)
+
 Each side runs with its own defaults: hvd as `hvd.DistributedOptimizer` under hvdrun, DDP over Gloo in the
 environment torchrun gives. --threads sets torch's intra-op threads (0: leave torch's default). Rank 0 prints one
 line `BENCH side=... samples_per_sec=...` with the threads, CPU affinity and peak memory of every rank.
@@ -82,6 +85,8 @@ class Side:
             hvd.init()
             self.hvd = hvd
             self.rank, self.size = hvd.rank(), hvd.size()
+        elif side == "local":
+            self.rank, self.size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         else:
             import torch.distributed as dist
             # Bounded: a rank whose peer never comes fails here instead of waiting Gloo's default 30 minutes.
@@ -94,12 +99,16 @@ class Side:
             optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
             self.hvd.broadcast_parameters(model.state_dict(), root_rank=0)
             return model, self.hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters())
+        if self.side == "local":
+            return model, torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
         from torch.nn.parallel import DistributedDataParallel
         ddp = DistributedDataParallel(model)
         return ddp, torch.optim.SGD(ddp.parameters(), lr=lr, momentum=0.9)
 
     def gather_text(self, text):
-        """Every rank's text, on every rank (for the rank-0 line)."""
+        """Every rank's text, on every rank (for the rank-0 line; a local rank knows only its own)."""
+        if self.side == "local":
+            return [text]
         if self.side == "hvd":
             return self.hvd.allgather_object(text)
         out = [None] * self.size
@@ -136,6 +145,8 @@ class Side:
         if self.side == "hvd":
             self.hvd.shutdown()
             return
+        if self.side == "local":
+            return
         self.dist.barrier()
         self.dist.destroy_process_group()
         # torch 1.13 can deadlock at exit: the DDP reducer's last reference destroys ProcessGroupGloo, which joins
@@ -149,7 +160,7 @@ class Side:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--side", choices=("hvd", "ddp"), required=True)
+    parser.add_argument("--side", choices=("hvd", "ddp", "local"), required=True)
     parser.add_argument("--model", choices=MODELS, default="mnist")
     parser.add_argument("--batch-size", type=int, default=64, help="per rank")
     parser.add_argument("--steps", type=int, default=100, help="timed steps, after --warmup")
