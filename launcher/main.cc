@@ -1,5 +1,5 @@
 // hvdrun: parse the command line into LaunchOptions, plan the ranks once, run the job as a Session on that plan (or
-// hand it to mpirun with --mpi, whose -H follows the same plan).
+// hand it to mpirun with --mpi, whose -H follows the same plan). Each takes its own options (cli/folder_options.h).
 #include <signal.h>
 #include <unistd.h>
 
@@ -14,9 +14,10 @@
 #include "launcher/checks/check_hosts.h"
 #include "launcher/checks/command_check.h"
 #include "launcher/report/exit_codes.h"
+#include "launcher/cli/folder_options.h"
 #include "launcher/cli/horovod_compat.h"
-#include "launcher/mpi/mpi_launch.h"
 #include "launcher/cli/options.h"
+#include "launcher/mpi/mpi_launch.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/worker_env.h"
 #include "launcher/session/restart.h"
@@ -43,10 +44,10 @@ int run(int argc, char** argv) {
     add_horovod_compat(options, find_horovod_compat_dir(bin_dir).string(), environ);
   }
   if (options.check_build) return check_build();
-  if (options.check_hosts) return check_hosts(std::move(options), local_agent_path());
+  if (options.check_hosts) return check_hosts(session_options(options), local_agent_path());
   // The one plan: which host runs which rank (an elastic job plans as it goes instead).
   const Plan plan = options.elastic ? Plan{} : make_plan(options.hosts, options.np);
-  if (options.mpi) return run_with_mpi(options, plan);
+  if (options.mpi) return run_with_mpi(mpi_options(options), plan);
   // Checked before anything starts, so a typo costs no agent or SSH connection.
   if (!options.command.empty()) {
     options.command[0] = resolve_command(options.command[0], hvd::env_var::text("PATH").value_or(""));
@@ -59,10 +60,10 @@ int run(int argc, char** argv) {
   }
   if (options.elastic) {
     // Hosts and ranks change while it runs: the elastic job plans as it goes, and recovers instead of restarting.
-    Session session(options, plan, local_agent_path());
+    Session session(session_options(options), plan, local_agent_path());
     return session.run();
   }
-  return run_with_restarts(options, [&](const LaunchOptions& attempt) {
+  return run_with_restarts(session_options(options), [&](const SessionOptions& attempt) {
     Session session(attempt, plan, local_agent_path());
     return session.run();
   });

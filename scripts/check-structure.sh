@@ -21,6 +21,8 @@
 # library names only libraries of layers below it (hvd_common <- hvd_store <- hvd_comm <- hvd_engine <- hvd_api).
 # Rule 6: every `throw Error(` names its kind (include/hvd/error.h): its first argument is an ErrorKind, or the kind
 # of the error it wraps; at most $max_kindless_throws may not (an unnamed kind reads as kInternal, a broken invariant).
+# Rule 7: only launcher/cli/ and launcher/main.cc know every flag: no other launcher file includes a header of
+# launcher/cli/ (options.h, or folder_options.h, which carries it); each folder takes its own options value.
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -116,6 +118,16 @@ if [ -n "$launcher_pairs" ]; then
   echo "$launcher_pairs"
   echo "check-structure: launcher folders include each other; keep the edges of docs/architecture.md (move the" \
        "shared piece down into the lower folder, or pass it in from above)" >&2
+  status=1
+fi
+
+# Rule 7: "file:line: the include" for each launcher file outside cli/ (and main.cc) that includes launcher/cli/.
+cli_includes=$(find launcher -type f \( -name '*.cc' -o -name '*.h' \) ! -path 'launcher/cli/*' ! -path launcher/main.cc |
+                 sort | xargs -r grep -HnE '^\s*#\s*include\s*"launcher/cli/' || true)
+if [ -n "$cli_includes" ]; then
+  echo "$cli_includes"
+  echo "check-structure: only launcher/cli/ and launcher/main.cc include launcher/cli/ (LaunchOptions knows every" \
+       "flag); give the folder its own options value, filled in cli/folder_options.cc" >&2
   status=1
 fi
 

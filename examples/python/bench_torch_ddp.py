@@ -32,26 +32,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+# Horovod's PyTorch MNIST network, from a module that does not import hvd: the DDP side must not load hvd, or its
+# memory and start would carry hvd's.
+from mnist_training import Net as MnistNet
+
 MODELS = ("mnist", "resnet18", "mlp200")
-
-
-class MnistNet(nn.Module):
-    """Horovod's PyTorch MNIST network (as examples/python/pytorch_fashion_mnist.py's Net, which imports hvd.torch:
-    the DDP side must not load hvd, or its memory and start would carry hvd's)."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
-        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
-        self.conv2_drop = nn.Dropout2d()
-        self.fc1 = nn.Linear(320, 50)
-        self.fc2 = nn.Linear(50, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-        x = F.relu(self.fc1(x.view(-1, 320)))
-        return F.log_softmax(self.fc2(F.dropout(x, training=self.training)), dim=1)
 
 
 def many_small_gradients():

@@ -7,7 +7,8 @@ Every rank trains on its shard (DistributedSampler); DistributedOptimizer averag
 runs; rank 0 prints progress, the test loss and accuracy averaged over ranks, and writes the checkpoint. Data:
 Debian's dataset-fashion-mnist (IDX files, gzip). Momentum defaults to 0.9, not Horovod's 0.5 (tuned for MNIST):
 about 78% after one epoch at np=2 instead of 74%. Extra flags for tests and benchmarks as in the C++ example:
---max-steps, --checksum, --benchmark.
+--max-steps, --checksum, --benchmark. The network and the steps of the loop that do not depend on hvd are in
+mnist_training.py beside it (the DDP benchmark and Horovod's own script in tests/ share them).
 """
 
 import argparse
@@ -19,12 +20,12 @@ import time
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
 import torch.utils.data.distributed
 
 import hvd.torch as hvd
+from mnist_training import Net, forward_backward, start_rank
 
 MEAN, STD = 0.2860, 0.3530  # Fashion-MNIST training pixels, in [0, 1]
 
@@ -55,25 +56,6 @@ parser.add_argument("--gradient-predivide-factor", type=float, default=1.0,
 parser.add_argument("--checkpoint", default="", help="rank 0 saves the model's state_dict here after each epoch")
 parser.add_argument("--max-steps", type=int, default=-1, help="stop after this many training steps (-1: no limit)")
 parser.add_argument("--benchmark", action="store_true", help="skip testing; rank 0 prints a BENCH line")
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
-        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
-        self.conv2_drop = nn.Dropout2d()
-        self.fc1 = nn.Linear(320, 50)
-        self.fc2 = nn.Linear(50, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-        x = x.view(-1, 320)
-        x = F.relu(self.fc1(x))
-        x = F.dropout(x, training=self.training)
-        x = self.fc2(x)
-        return F.log_softmax(x, dim=1)
 
 
 def read_idx(path, dims):
@@ -124,15 +106,8 @@ def main():
     args = parser.parse_args()
     args.cuda = not args.no_cuda and torch.cuda.is_available()
 
-    # Horovod: initialize library.
-    hvd.init()
-    torch.manual_seed(args.seed)
-    if args.cuda:
-        # Horovod: pin GPU to local rank.
-        torch.cuda.set_device(hvd.local_rank())
-        torch.cuda.manual_seed(args.seed)
-    # Horovod: limit # of CPU threads to be used per worker.
-    torch.set_num_threads(args.threads)
+    # Horovod: initialize library, pin GPU to local rank, limit # of CPU threads to be used per worker.
+    start_rank(hvd, args.seed, args.cuda, args.threads)
 
     train_dataset = fashion_mnist(args.data_dir, train=True)
     test_dataset = fashion_mnist(args.data_dir, train=False)
@@ -173,12 +148,7 @@ def main():
         train_sampler.set_epoch(epoch)
         t0 = time.perf_counter()
         for batch_idx, (data, target) in enumerate(train_loader):
-            if args.cuda:
-                data, target = data.cuda(), target.cuda()
-            optimizer.zero_grad()
-            output = model(data)
-            loss = F.nll_loss(output, target)
-            loss.backward()
+            loss = forward_backward(model, optimizer, data, target, args.cuda)
             t1 = time.perf_counter()
             optimizer.synchronize()
             t2 = time.perf_counter()

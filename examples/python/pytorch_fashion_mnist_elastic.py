@@ -5,10 +5,10 @@
 Workers may die or join while it trains: hvd.elastic.run restores the last commit (every --batches-per-commit
 batches), the job is re-formed in process and training goes on. ElasticSampler shards what is left of the epoch
 over the workers there are now, so every sample is still seen once per epoch; a reset callback keeps the learning
-rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The network, data, test and the flags
-both take are those of pytorch_fashion_mnist.py; --checksum prints a hash of each rank's parameters at the end and
-after each (re)start's sync ("elastic synced ..."), and rank 0's at each commit ("elastic commit ..."), so a test
-can see that a reset went back to the committed parameters.
+rate at lr x size. It also runs unchanged as a static job (hvdrun -np 2 ...). The data, test and the flags both
+take are those of pytorch_fashion_mnist.py, the network and its step those of mnist_training.py; --checksum prints a
+hash of each rank's parameters at the end and after each (re)start's sync ("elastic synced ..."), and rank 0's at
+each commit ("elastic commit ..."), so a test can see that a reset went back to the committed parameters.
 """
 
 import os
@@ -16,11 +16,11 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 import torch.optim as optim
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_fashion_mnist import (Net, batches, fashion_mnist, parameter_checksum, test,  # noqa: E402
+from mnist_training import Net, forward_backward  # noqa: E402
+from pytorch_fashion_mnist import (batches, fashion_mnist, parameter_checksum, test,  # noqa: E402
                                    training_arguments)
 
 import hvd.torch as hvd  # noqa: E402
@@ -72,9 +72,7 @@ def main():
                 train_sampler.set_epoch(state.epoch)
             # The sampler holds what is left of the epoch, sharded over the ranks there are now.
             for data, target in batches(train_dataset, train_sampler, args.batch_size):
-                optimizer.zero_grad()
-                loss = F.nll_loss(model(data), target)
-                loss.backward()
+                loss = forward_backward(model, optimizer, data, target, args.cuda)
                 optimizer.step()
                 if args.step_sleep:
                     time.sleep(args.step_sleep)

@@ -18,13 +18,12 @@ struct PeerResult {
 
 }  // namespace
 
-int check_hosts(LaunchOptions options, const std::string& local_agent_path) {
+int check_hosts(SessionOptions options, const std::string& local_agent_path) {
   // One probe per host, whatever its slots.
   for (auto& h : options.hosts) h.slots = 1;
-  options.np = static_cast<int>(options.hosts.size());
   const std::string probe = options.agent_path.empty() ? local_agent_path : options.agent_path;
   options.command = {probe, "--check-peers"};
-  Plan plan = make_plan(options.hosts, options.np);
+  Plan plan = make_plan(options.hosts, static_cast<int>(options.hosts.size()));
 
   // results[from][to]
   std::map<std::string, std::map<std::string, PeerResult>> results;

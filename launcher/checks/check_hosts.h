@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "launcher/cli/options.h"
+#include "launcher/session/session_options.h"
 
 namespace hvd::launcher {
 
-int check_hosts(LaunchOptions options, const std::string& local_agent_path);
+int check_hosts(SessionOptions options, const std::string& local_agent_path);
 
 }  // namespace hvd::launcher

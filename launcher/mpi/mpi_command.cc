@@ -24,12 +24,12 @@ std::string host_list(const std::vector<HostSpec>& hosts) {
 }
 
 // Open MPI starts its daemons with ssh; these are the same choices hvdrun's own SSH connections make.
-std::string ssh_args(const LaunchOptions& options) {
+std::string ssh_args(const SshOptions& ssh) {
   std::vector<std::string> args;
-  if (options.ssh_port != 0) args.insert(args.end(), {"-p", std::to_string(options.ssh_port)});
-  if (!options.ssh_identity_file.empty()) args.insert(args.end(), {"-i", options.ssh_identity_file});
-  if (!options.ssh_config.empty()) args.insert(args.end(), {"-F", options.ssh_config});
-  if (options.ssh_accept_new) args.insert(args.end(), {"-o", "StrictHostKeyChecking=accept-new"});
+  if (ssh.port != 0) args.insert(args.end(), {"-p", std::to_string(ssh.port)});
+  if (!ssh.identity_file.empty()) args.insert(args.end(), {"-i", ssh.identity_file});
+  if (!ssh.config_file.empty()) args.insert(args.end(), {"-F", ssh.config_file});
+  if (ssh.accept_new) args.insert(args.end(), {"-o", "StrictHostKeyChecking=accept-new"});
   std::string joined;
   for (const auto& arg : args) joined += (joined.empty() ? "" : " ") + arg;
   return joined;
@@ -37,7 +37,7 @@ std::string ssh_args(const LaunchOptions& options) {
 
 }  // namespace
 
-std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOptions& options, const Plan& plan,
+std::vector<std::string> mpi_command(const std::string& mpirun, const MpiOptions& options, const Plan& plan,
                                      const std::vector<std::string>& environment, uid_t euid, bool yield_when_idle) {
   std::vector<std::string> argv{mpirun};
   // Open MPI refuses root unless told; in containers root is the norm.
@@ -46,7 +46,7 @@ std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOpti
                            "-bind-to", "none", "-map-by", "slot"});
   if (options.prefix_timestamp) argv.push_back("--timestamp-output");
   if (!options.output_dir.empty()) argv.insert(argv.end(), {"--output-filename", options.output_dir});
-  if (const auto ssh = ssh_args(options); !ssh.empty()) argv.insert(argv.end(), {"-mca", "plm_rsh_args", ssh});
+  if (const auto ssh = ssh_args(options.ssh); !ssh.empty()) argv.insert(argv.end(), {"-mca", "plm_rsh_args", ssh});
   if (!options.network_interface.empty()) {
     argv.insert(argv.end(), {"-mca", "btl_tcp_if_include", options.network_interface, "-mca", "oob_tcp_if_include",
                              options.network_interface});

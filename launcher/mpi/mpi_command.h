@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "launcher/cli/options.h"
+#include "launcher/mpi/mpi_options.h"
 #include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
 
 // `environment` holds "NAME=VALUE" entries (hvdrun's environ). `yield_when_idle`: more ranks than cores here, so
 // MPI's waits must yield the core instead of polling (Open MPI only does so by itself beyond the -H slots).
-std::vector<std::string> mpi_command(const std::string& mpirun, const LaunchOptions& options, const Plan& plan,
+std::vector<std::string> mpi_command(const std::string& mpirun, const MpiOptions& options, const Plan& plan,
                                      const std::vector<std::string>& environment, uid_t euid,
                                      bool yield_when_idle = false);
 

@@ -53,7 +53,7 @@ int unusable(const std::string& message) {
 
 }  // namespace
 
-int run_with_mpi(const LaunchOptions& options, const Plan& plan) {
+int run_with_mpi(const MpiOptions& options, const Plan& plan) {
   const auto path = env_var::text("PATH");
   const char* path_env = env_var::c_str(path);
   const auto mpirun = find_mpirun(env_var::c_str(env_var::text("HVD_MPIRUN")), path_env);

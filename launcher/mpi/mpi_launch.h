@@ -7,12 +7,12 @@
 // not executable: one line on stderr naming the fix, exit_code::kMpirunUnusable.
 #pragma once
 
-#include "launcher/cli/options.h"
+#include "launcher/mpi/mpi_options.h"
 #include "launcher/plan/plan.h"
 
 namespace hvd::launcher {
 
 // `plan`: the ranks as hvdrun placed them; mpirun's -H follows it.
-int run_with_mpi(const LaunchOptions& options, const Plan& plan);
+int run_with_mpi(const MpiOptions& options, const Plan& plan);
 
 }  // namespace hvd::launcher

@@ -20,7 +20,7 @@ const HostSpec& host_spec(const Plan& plan, const std::string& name) {
 }  // namespace
 
 std::unique_ptr<AgentProcess> start_agent(asio::io_context& io, AgentStart start, const Plan& plan,
-                                          const LaunchOptions& options) {
+                                          const SessionOptions& options) {
   const std::string chosen = chosen_coordinator_address(options.coordinator_addr, options.network_interface);
   if (is_local_host(start.host)) {
     // On a job that spans hosts, local workers must advertise an address the others can reach.
@@ -29,14 +29,8 @@ std::unique_ptr<AgentProcess> start_agent(asio::io_context& io, AgentStart start
   }
   start.coordinator_host = chosen;
   if (!options.agent_path.empty()) start.agent_path = options.agent_path;
-  const SshOptions ssh{.port = options.ssh_port,
-                       .identity_file = options.ssh_identity_file,
-                       .config_file = options.ssh_config,
-                       .accept_new = options.ssh_accept_new,
-                       .user = {},
-                       .connect_timeout_s = options.start_timeout_s};
   const HostSpec& host = host_spec(plan, start.host);  // before `start` is moved into the call
-  return start_ssh_agent_from_module(io, std::move(start), host, ssh);
+  return start_ssh_agent_from_module(io, std::move(start), host, options.ssh);
 }
 
 }  // namespace hvd::launcher

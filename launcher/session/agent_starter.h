@@ -7,12 +7,12 @@
 #include <string>
 
 #include "launcher/start/agent_process.h"
-#include "launcher/cli/options.h"
 #include "launcher/plan/plan.h"
+#include "launcher/session/session_options.h"
 
 namespace hvd::launcher {
 
 std::unique_ptr<AgentProcess> start_agent(asio::io_context& io, AgentStart start, const Plan& plan,
-                                          const LaunchOptions& options);
+                                          const SessionOptions& options);
 
 }  // namespace hvd::launcher

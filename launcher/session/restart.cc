@@ -14,9 +14,9 @@ bool should_restart(int exit_code) {
          exit_code != kSignalBase + 15;
 }
 
-int run_with_restarts(const LaunchOptions& options, const std::function<int(const LaunchOptions&)>& run_once) {
+int run_with_restarts(const SessionOptions& options, const std::function<int(const SessionOptions&)>& run_once) {
   for (int attempt = 0;; ++attempt) {
-    LaunchOptions this_attempt = options;
+    SessionOptions this_attempt = options;
     std::erase_if(this_attempt.exports, [](const auto& e) { return e.first == kRestartAttemptEnv; });
     this_attempt.exports.emplace_back(kRestartAttemptEnv, std::to_string(attempt));
     const int code = run_once(this_attempt);

@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "launcher/cli/options.h"
+#include "launcher/session/session_options.h"
 
 namespace hvd::launcher {
 
@@ -16,6 +16,6 @@ bool should_restart(int exit_code);
 
 // Calls run_once with the options of each attempt (the attempt's number exported to the workers) and returns
 // the last attempt's exit code.
-int run_with_restarts(const LaunchOptions& options, const std::function<int(const LaunchOptions&)>& run_once);
+int run_with_restarts(const SessionOptions& options, const std::function<int(const SessionOptions&)>& run_once);
 
 }  // namespace hvd::launcher

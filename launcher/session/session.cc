@@ -38,7 +38,7 @@ std::string seconds(double s) {
 
 }  // namespace
 
-Session::Session(LaunchOptions options, Plan plan, std::string agent_path)
+Session::Session(SessionOptions options, Plan plan, std::string agent_path)
     : options_(std::move(options)),
       plan_(std::move(plan)),
       agent_path_(std::move(agent_path)),
@@ -119,7 +119,7 @@ void Session::start_agents() {
   std::vector<AgentStart> srun_starts;
   for (auto& agent : fleet_) {
     AgentStart start = agent_start(agent);
-    if (options_.launcher == LaunchOptions::Launcher::kSlurm) {
+    if (options_.slurm_job) {
       srun_starts.push_back(std::move(start));  // one srun starts them all, below
       continue;
     }
@@ -142,7 +142,7 @@ void Session::start_agents() {
   }
   if (srun_starts.empty()) return;
   try {
-    const SrunOptions srun{.job_id = options_.slurm_job_id,
+    const SrunOptions srun{.job_id = *options_.slurm_job,
                            .agent_path = options_.agent_path,
                            .coordinator_addr = options_.coordinator_addr,
                            .network_interface = options_.network_interface};

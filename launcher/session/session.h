@@ -38,9 +38,9 @@
 #include "launcher/session/coordination_server.h"
 #include "launcher/session/job_outcome.h"
 #include "launcher/elastic/elastic_job.h"
-#include "launcher/cli/options.h"
 #include "launcher/session/output_printer.h"
 #include "launcher/session/outside_stop_hold.h"
+#include "launcher/session/session_options.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/worker_env.h"
 
@@ -48,7 +48,7 @@ namespace hvd::launcher {
 
 class Session : public elastic::SessionControl {
  public:
-  Session(LaunchOptions options, Plan plan, std::string agent_path);
+  Session(SessionOptions options, Plan plan, std::string agent_path);
   int run();
 
   // Instead of printing workers' output, hand each line to `handler` (hvdrun --check-hosts reads its probes).
@@ -96,7 +96,7 @@ class Session : public elastic::SessionControl {
   void log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit);
   int conclude();  // after the event loop: the report written, hvdrun's exit code
 
-  LaunchOptions options_;
+  SessionOptions options_;
   Plan plan_;
   std::string agent_path_;
   std::string secret_hex_;

@@ -67,6 +67,15 @@ expect_rollback() {
     { grep "elastic_worker start" <<<"$OUT"; fail "expected $2 ranks to start generation 1 at step $1, got steps: $(echo $starts)"; }
 }
 
+# expect_one_reset COMMIT COUNT [CONTEXT]: the job reset once, back to rank 0's commit of step COMMIT, with COUNT
+# ranks starting generation 1 there (expect_rollback), every restart at a commit (expect_restarts_at_commits), and no
+# second one. CONTEXT, when given, starts the failure's message.
+expect_one_reset() {
+  expect_rollback "$1" "$2"
+  expect_restarts_at_commits
+  [ "$RESTARTS" -eq 1 ] || fail "${3:+$3: }expected 1 restart, got $RESTARTS"
+}
+
 # expect_final_checksums COUNT STEPS SIZE: COUNT ranks of size SIZE finished at STEPS, all with $REFERENCE.
 expect_final_checksums() {
   local sums

@@ -26,9 +26,7 @@ done
 pass "the survivors (pids $(echo $survivors)) reset in process and exited 0"
 
 grep -q "localhost/0: elastic_worker start generation=1 rank=0 size=2 step=" "$LOG" || fail "no generation 1 of size 2"
-expect_rollback 20 2
-expect_restarts_at_commits
-[ "$RESTARTS" -eq 1 ] || fail "expected 1 restart, got $RESTARTS"
+expect_one_reset 20 2
 pass "killed at step 22, both survivors went back to the commit of step 20 and started generation 1 there"
 
 expect_final_checksums 2 $STEPS 2

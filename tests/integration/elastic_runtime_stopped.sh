@@ -20,9 +20,7 @@ for mode in tcp shm; do
   for w in 0 1; do
     grep -q "worker localhost/$w exited code 0" "$LOG" || { tail -n 30 "$LOG"; fail "$mode: localhost/$w did not exit 0"; }
   done
-  expect_rollback 15 2
-  expect_restarts_at_commits
-  [ "$RESTARTS" -eq 1 ] || fail "$mode: expected 1 restart, got $RESTARTS"
+  expect_one_reset 15 2 "$mode"
   expect_final_checksums 2 $STEPS 2
   lost=$(driver_time "worker localhost/2 stopped")
   resumed=$(driver_time "elastic_worker start generation=1 ")

@@ -1,20 +1,25 @@
-"""A script in the shape of Horovod's own examples/pytorch/pytorch_mnist.py, unmodified: it imports
-horovod.torch, so it runs on hvd only under `hvdrun --horovod-compat`. Data: Fashion-MNIST (Debian's files; the
-original downloads MNIST with torchvision). --batches-per-epoch keeps the test short.
+"""A script in the shape of Horovod's own examples/pytorch/pytorch_mnist.py, unmodified in what it asks of Horovod:
+it imports horovod.torch, so it runs on hvd only under `hvdrun --horovod-compat`. The network and the steps of its
+loop in plain torch come from examples/python/mnist_training.py, the examples' copy of the same script. Data:
+Fashion-MNIST (Debian's files; the original downloads MNIST with torchvision). --batches-per-epoch keeps the test
+short.
 """
 import argparse
 import gzip
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.multiprocessing as mp
-import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
 import torch.utils.data.distributed
 
 import horovod.torch as hvd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+from mnist_training import Net, forward_backward, start_rank  # noqa: E402
 
 parser = argparse.ArgumentParser(description='PyTorch MNIST Example')
 parser.add_argument('--batch-size', type=int, default=64, metavar='N')
@@ -31,25 +36,6 @@ parser.add_argument('--gradient-predivide-factor', type=float, default=1.0)
 parser.add_argument('--data-dir', default='/usr/share/datasets/fashion-mnist')
 parser.add_argument('--checkpoint-format', default='./checkpoint-{epoch}.pth.tar')
 parser.add_argument('--batches-per-epoch', type=int, default=-1)
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super(Net, self).__init__()
-        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
-        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
-        self.conv2_drop = nn.Dropout2d()
-        self.fc1 = nn.Linear(320, 50)
-        self.fc2 = nn.Linear(50, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-        x = x.view(-1, 320)
-        x = F.relu(self.fc1(x))
-        x = F.dropout(x, training=self.training)
-        x = self.fc2(x)
-        return F.log_softmax(x, dim=1)
 
 
 def load(data_dir, prefix):
@@ -69,12 +55,7 @@ def train(epoch):
     for batch_idx, (data, target) in enumerate(train_loader):
         if batch_idx == args.batches_per_epoch:
             break
-        if args.cuda:
-            data, target = data.cuda(), target.cuda()
-        optimizer.zero_grad()
-        output = model(data)
-        loss = F.nll_loss(output, target)
-        loss.backward()
+        loss = forward_backward(model, optimizer, data, target, args.cuda)
         optimizer.step()
         if batch_idx % args.log_interval == 0:
             # Horovod: use train_sampler to determine the number of examples in
@@ -123,17 +104,8 @@ if __name__ == '__main__':
     args = parser.parse_args()
     args.cuda = not args.no_cuda and torch.cuda.is_available()
 
-    # Horovod: initialize library.
-    hvd.init()
-    torch.manual_seed(args.seed)
-
-    if args.cuda:
-        # Horovod: pin GPU to local rank.
-        torch.cuda.set_device(hvd.local_rank())
-        torch.cuda.manual_seed(args.seed)
-
-    # Horovod: limit # of CPU threads to be used per worker.
-    torch.set_num_threads(1)
+    # Horovod: initialize library, pin GPU to local rank, limit # of CPU threads to be used per worker.
+    start_rank(hvd, args.seed, args.cuda, 1)
 
     kwargs = {'num_workers': 1, 'pin_memory': True} if args.cuda else {}
     # When supported, use 'forkserver' to spawn dataloader workers instead of 'fork' to prevent

@@ -19,24 +19,12 @@
 Prints `parity ok rank=R size=N` on success; any mismatch raises (non-zero exit).
 """
 
-import importlib
-import os
 import time
 import warnings
 
 import torch
 
-hvd = importlib.import_module(os.environ.get("PARITY_MODULE", "hvd.torch"))
-
-
-def expect_raises(exc_type, fn, *needles):
-    try:
-        fn()
-    except exc_type as e:
-        for needle in needles:
-            assert needle in str(e), f"{exc_type.__name__} lacks {needle!r}: {e}"
-        return e
-    raise AssertionError(f"expected {exc_type.__name__} with {needles}; nothing was raised")
+from parity_support import expect_raises, hvd
 
 
 def test_before_init():

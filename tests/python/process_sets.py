@@ -14,23 +14,12 @@ dynamic: add_process_set/remove_process_set with Horovod's return values; bad ra
 Prints `process sets ok <mode> rank=R size=N`; any mismatch raises.
 """
 
-import importlib
 import os
 import sys
 
 import torch
 
-hvd = importlib.import_module(os.environ.get("PARITY_MODULE", "hvd.torch"))
-
-
-def expect_raises(exc_type, fn, *needles):
-    try:
-        fn()
-    except exc_type as e:
-        for needle in needles:
-            assert needle in str(e), f"{exc_type.__name__} lacks {needle!r}: {e}"
-        return e
-    raise AssertionError(f"expected {exc_type.__name__} with {needles}; nothing was raised")
+from parity_support import expect_raises, hvd
 
 
 def ops_on(ps, rank):

@@ -9,29 +9,13 @@
 #include <vector>
 
 #include "hvd/hvd.h"
+#include "tests/workers/worker_checks.h"
 
 namespace {
 
-int g_rank = 0, g_size = 1, g_failures = 0;
+using namespace hvd::test;  // check, check_throws, g_rank, g_failures (worker_checks.h)
 
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "rank %d: %s\n", g_rank, what.c_str());
-    ++g_failures;
-  }
-}
-
-template <typename F>
-void check_throws(F&& call, const std::string& keyword, const std::string& what) {
-  try {
-    call();
-  } catch (const hvd::Error& e) {
-    check(std::string(e.what()).find(keyword) != std::string::npos,
-          what + ": threw '" + e.what() + "', wanted '" + keyword + "'");
-    return;
-  }
-  check(false, what + ": did not throw");
-}
+int g_size = 1;
 
 // Rank r sends r+1 rows of [r, row] (allgather).
 void allgather_owned() {

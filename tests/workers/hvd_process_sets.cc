@@ -19,30 +19,15 @@
 #include <vector>
 
 #include "hvd/hvd.h"
+#include "tests/workers/worker_args.h"
+#include "tests/workers/worker_checks.h"
 
 namespace {
 
-int g_rank = 0, g_size = 1, g_failures = 0;
+using namespace hvd::test;  // check, check_throws, g_rank, g_failures (worker_checks.h)
+
+int g_size = 1;
 std::string g_dir;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "rank %d: %s\n", g_rank, what.c_str());
-    ++g_failures;
-  }
-}
-
-template <typename F>
-void check_throws(F&& call, const std::string& keyword, const std::string& what) {
-  try {
-    call();
-  } catch (const hvd::Error& e) {
-    check(std::string(e.what()).find(keyword) != std::string::npos,
-          what + ": threw '" + e.what() + "', wanted '" + keyword + "'");
-    return;
-  }
-  check(false, what + ": did not throw");
-}
 
 void touch(const std::string& name) { std::ofstream(g_dir + "/" + name) << ::getpid() << "\n"; }
 bool exists(const std::string& name) { return ::access((g_dir + "/" + name).c_str(), F_OK) == 0; }
@@ -236,11 +221,8 @@ void bad_init_mode() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: hvd_process_sets static|dynamic|off|bad-init <shared dir>\n");
-    return 2;
-  }
-  const std::string mode = argv[1];
+  const auto mode = hvd::test::worker_mode(argc, argv, 3, "hvd_process_sets static|dynamic|off|bad-init <shared dir>");
+  if (!mode) return 2;
   g_dir = argv[2];
   const char* size = std::getenv("HOROVOD_SIZE");
   const char* mpi_size = std::getenv("OMPI_COMM_WORLD_SIZE");
@@ -256,7 +238,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (g_failures) return 1;
-  std::printf("process sets ok %s rank=%d size=%d\n", mode.c_str(), g_rank, hvd::size());
+  std::printf("process sets ok %s rank=%d size=%d\n", mode->c_str(), g_rank, hvd::size());
   hvd::shutdown();
   return 0;
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "hvd/hvd.h"
+#include "tests/workers/worker_args.h"
 
 namespace {
 
@@ -84,11 +85,8 @@ int caught_mismatch(int rank, int culprit_rank, int late) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: hvd_report_worker MODE CULPRIT [ARG]\n");
-    return 2;
-  }
-  const std::string mode = argv[1];
+  const auto mode = hvd::test::worker_mode(argc, argv, 3, "hvd_report_worker MODE CULPRIT [ARG]");
+  if (!mode) return 2;
   const int culprit_rank = std::atoi(argv[2]);
   const int arg = argc > 3 ? std::atoi(argv[3]) : 0;
   std::printf("pid=%d\n", static_cast<int>(::getpid()));
@@ -99,7 +97,7 @@ int main(int argc, char** argv) {
   std::vector<float> v(16, 1.0f);
   for (int i = 0; i < 3; ++i) allreduce(v, "warmup");
   if (mode == "mismatch-caught") return caught_mismatch(rank, culprit_rank, arg);
-  if (rank == culprit_rank) return culprit(mode, rank, arg);
+  if (rank == culprit_rank) return culprit(*mode, rank, arg);
   if (mode == "mismatch") {
     allreduce(v, "wait");  // uncaught, as the culprit's
     return 0;

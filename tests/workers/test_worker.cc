@@ -22,6 +22,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/workers/worker_args.h"
+
 namespace {
 
 int env_int(const char* name) {
@@ -89,11 +91,8 @@ int spam(long lines, long bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: test_worker env|spam|exit|crash|fail|hang|secret ...\n");
-    return 64;
-  }
-  const std::string mode = argv[1];
+  const auto mode = hvd::test::worker_mode(argc, argv, 2, "test_worker env|spam|exit|crash|fail|hang|secret ...");
+  if (!mode) return 64;
   const int rank = env_int("HOROVOD_RANK");
   if (mode == "env") {
     std::printf("rank=%s size=%s local_rank=%s local_size=%s cross_rank=%s cross_size=%s hostname=%s unbuffered=%s\n",
@@ -111,6 +110,6 @@ int main(int argc, char** argv) {
     std::printf("secret=%s\n", env_str("HVD_SECRET"));
     return 0;
   }
-  std::fprintf(stderr, "test_worker: unknown mode or arguments for '%s'\n", mode.c_str());
+  std::fprintf(stderr, "test_worker: unknown mode or arguments for '%s'\n", mode->c_str());
   return 64;
 }

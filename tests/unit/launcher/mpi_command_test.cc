@@ -9,11 +9,12 @@
 #include <initializer_list>
 
 #include "common/error.h"
+#include "launcher/cli/folder_options.h"
 #include "tests/unit/launcher/command_line.h"
 
-using hvd::launcher::LaunchOptions;
 using hvd::launcher::make_plan;
 using hvd::launcher::mpi_command;
+using hvd::launcher::mpi_options;
 using Words = std::vector<std::string>;
 
 namespace {
@@ -28,7 +29,7 @@ const Words kEnvWords(kEnv, kEnv + 7);
 
 Words command_for(std::initializer_list<const char*> args, uid_t euid = 1000) {
   const auto options = parse(args, kEnv);
-  return mpi_command("/usr/bin/mpirun", options, make_plan(options.hosts, options.np), kEnvWords, euid);
+  return mpi_command("/usr/bin/mpirun", mpi_options(options), make_plan(options.hosts, options.np), kEnvWords, euid);
 }
 
 // True when `part` appears in `words` as consecutive words.
@@ -112,7 +113,7 @@ TEST_CASE("--mpi: a bad --mpi-args quote and agent-only flags are UsageErrors na
 TEST_CASE("mpi_command: more ranks than cores here makes MPI's waits yield instead of poll") {
   const auto options = parse({"--mpi", "-np", "4", "prog"}, kEnv);
   const auto plan = make_plan(options.hosts, options.np);
-  CHECK(has(mpi_command("/usr/bin/mpirun", options, plan, kEnvWords, 1000, true), {"-mca", "mpi_yield_when_idle", "1"}));
-  const auto words = mpi_command("/usr/bin/mpirun", options, plan, kEnvWords, 1000, false);
+  CHECK(has(mpi_command("/usr/bin/mpirun", mpi_options(options), plan, kEnvWords, 1000, true), {"-mca", "mpi_yield_when_idle", "1"}));
+  const auto words = mpi_command("/usr/bin/mpirun", mpi_options(options), plan, kEnvWords, 1000, false);
   CHECK(std::find(words.begin(), words.end(), "mpi_yield_when_idle") == words.end());
 }
