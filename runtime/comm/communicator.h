@@ -101,22 +101,6 @@ class Communicator {
   std::vector<std::byte> pack_scratch_;  // allreduce_buffers' default only
 };
 
-// The collectives every transport must implement (Communicator's pure virtuals but topology()), declared as
-// overrides: a transport that defines them in its .cc (shm, tcp, mpi) writes this in its public section, so the
-// nine signatures are spelled here and in Communicator only, and a change to one reaches every transport.
-#define HVD_COMMUNICATOR_COLLECTIVES                                                                                 \
-  void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;                               \
-  void allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) override;                        \
-  void broadcast(void* data, std::size_t bytes, int root) override;                                                  \
-  void alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,                              \
-                 const std::vector<std::size_t>& recv_bytes) override;                                               \
-  void reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype, ReduceOp op) \
-      override;                                                                                                      \
-  void adasum(void* data, std::size_t count, DataType dtype) override;                                               \
-  void barrier() override;                                                                                           \
-  std::vector<std::string> gather_to_root(const std::string& mine) override;                                         \
-  std::string broadcast_from_root(const std::string& from_root) override;
-
 // Publishes this rank's data-plane address in `store`, reads everyone's, and connects the mesh (shared memory
 // inside a host, TCP across hosts). Throws hvd::Error naming the ranks that did not show up within the timeout.
 // Collective over all ranks. Uses keys under "comm/" in `store`; calling it again on the same store (a second

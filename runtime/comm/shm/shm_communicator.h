@@ -25,9 +25,18 @@ class ShmCommunicator : public Communicator {
   ShmCommunicator(Topology topology, std::unique_ptr<ShmGroup> group, std::size_t small_allreduce_bytes);
 
   const Topology& topology() const override { return topology_; }
-  // allreduce, allgatherv, broadcast, alltoallv, reducescatter, adasum, barrier, gather_to_root, broadcast_from_root
-  HVD_COMMUNICATOR_COLLECTIVES
+  void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
   void allreduce_buffers(std::span<const MutableBuffer> buffers, DataType dtype, ReduceOp op) override;
+  void allgatherv(const void* in, void* out, const std::vector<std::size_t>& bytes) override;
+  void broadcast(void* data, std::size_t bytes, int root) override;
+  void alltoallv(const void* in, const std::vector<std::size_t>& send_bytes, void* out,
+                 const std::vector<std::size_t>& recv_bytes) override;
+  void reducescatter(const void* in, void* out, const std::vector<std::size_t>& counts, DataType dtype,
+                     ReduceOp op) override;
+  void adasum(void* data, std::size_t count, DataType dtype) override;
+  void barrier() override;
+  std::vector<std::string> gather_to_root(const std::string& mine) override;
+  std::string broadcast_from_root(const std::string& from_root) override;
   void abort(const std::string& reason) noexcept override {
     if (group_) group_->interrupt(reason);
   }
