@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -29,7 +30,12 @@ using namespace hvd::test;  // check, check_throws, g_rank, g_failures (worker_c
 int g_size = 1;
 std::string g_dir;
 
-void touch(const std::string& name) { std::ofstream(g_dir + "/" + name) << ::getpid() << "\n"; }
+// Written whole, then renamed into place: a reader that sees the name reads the pid (not an empty file, pid 0).
+void touch(const std::string& name) {
+  const std::string path = g_dir + "/" + name;
+  std::ofstream(path + ".tmp") << ::getpid() << "\n";
+  std::filesystem::rename(path + ".tmp", path);
+}
 bool exists(const std::string& name) { return ::access((g_dir + "/" + name).c_str(), F_OK) == 0; }
 void wait_for(const std::string& name) {
   while (!exists(name)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -100,11 +106,16 @@ void independence(const hvd::ProcessSet& without_1) {
   if (!without_1.included()) return;
   wait_for("pid.1");
   const int pid = read_pid("pid.1");
-  for (;;) {  // until rank 1 is stopped
+  for (int waited_ms = 0;; waited_ms += 5) {  // until rank 1 is stopped
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string a, b, state;
     stat >> a >> b >> state;
     if (state == "T") break;
+    if (waited_ms > 30000) {
+      std::fprintf(stderr, "rank %d: rank 1 (pid %d) did not stop within 30 s (state '%s')\n", g_rank, pid,
+                   state.c_str());
+      std::_Exit(3);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   std::jthread watchdog([pid](std::stop_token stop) {

@@ -90,31 +90,33 @@ def _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set=g
     return scaled, (Sum if average else op), finish
 
 
+def _allreduce_start(tensor, in_place, average, name, op, prescale_factor, postscale_factor, process_set, caller):
+    """allreduce_async and allreduce_async_: integer tensors scaled as Horovod scales them, then started."""
+    ps = check_process_set(process_set, caller)
+    op = _reduce_op(op, average, caller)
+    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
+    if ints is None:
+        return started(_C.allreduce_async, tensor, in_place, op, prescale_factor, postscale_factor, name or "", ps)
+    scaled, wire_op, finish = ints
+    if in_place:
+        tensor.copy_(scaled)
+        scaled = tensor
+    return PostprocessedHandle(started(_C.allreduce_async, scaled, in_place, wire_op, 1.0, 1.0, name or "", ps),
+                               finish)
+
+
 def allreduce_async(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                     process_set=global_process_set):
     """Starts reducing `tensor` over all ranks into a new tensor; returns a handle."""
-    ps = check_process_set(process_set, "allreduce_async")
-    op = _reduce_op(op, average, "allreduce_async")
-    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
-    if ints is not None:
-        scaled, wire_op, finish = ints
-        return PostprocessedHandle(started(_C.allreduce_async, scaled, False, wire_op, 1.0, 1.0, name or "", ps),
-                                   finish)
-    return started(_C.allreduce_async, tensor, False, op, prescale_factor, postscale_factor, name or "", ps)
+    return _allreduce_start(tensor, False, average, name, op, prescale_factor, postscale_factor, process_set,
+                            "allreduce_async")
 
 
 def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                      process_set=global_process_set):
     """Starts reducing `tensor` over all ranks in place; returns a handle."""
-    ps = check_process_set(process_set, "allreduce_async_")
-    op = _reduce_op(op, average, "allreduce_async_")
-    ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
-    if ints is not None:
-        scaled, wire_op, finish = ints
-        tensor.copy_(scaled)
-        return PostprocessedHandle(started(_C.allreduce_async, tensor, True, wire_op, 1.0, 1.0, name or "", ps),
-                                   finish)
-    return started(_C.allreduce_async, tensor, True, op, prescale_factor, postscale_factor, name or "", ps)
+    return _allreduce_start(tensor, True, average, name, op, prescale_factor, postscale_factor, process_set,
+                            "allreduce_async_")
 
 
 class _Allreduce(torch.autograd.Function):
@@ -159,20 +161,24 @@ def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, po
 
 # ---- grouped allreduce: negotiated and fused as one ------------------------------------------------------------
 
+def _grouped_allreduce_start(tensors, in_place, average, name, op, prescale_factor, postscale_factor, process_set,
+                             caller):
+    ps = check_process_set(process_set, caller)
+    op = _reduce_op(op, average, caller)
+    return started(_C.grouped_allreduce_async, list(tensors), in_place, op, prescale_factor, postscale_factor,
+                   name or "", ps)
+
+
 def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                             process_set=global_process_set):
-    ps = check_process_set(process_set, "grouped_allreduce_async")
-    op = _reduce_op(op, average, "grouped_allreduce_async")
-    return started(_C.grouped_allreduce_async, list(tensors), False, op, prescale_factor, postscale_factor,
-                   name or "", ps)
+    return _grouped_allreduce_start(tensors, False, average, name, op, prescale_factor, postscale_factor,
+                                    process_set, "grouped_allreduce_async")
 
 
 def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
                              process_set=global_process_set):
-    ps = check_process_set(process_set, "grouped_allreduce_async_")
-    op = _reduce_op(op, average, "grouped_allreduce_async_")
-    return started(_C.grouped_allreduce_async, list(tensors), True, op, prescale_factor, postscale_factor,
-                   name or "", ps)
+    return _grouped_allreduce_start(tensors, True, average, name, op, prescale_factor, postscale_factor,
+                                    process_set, "grouped_allreduce_async_")
 
 
 class _GroupedAllreduce(torch.autograd.Function):
