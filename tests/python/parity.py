@@ -5,7 +5,7 @@
 - A second op under a name in flight on this rank raises HorovodUsageError (a ValueError) at once, for allreduce,
   allgather, broadcast and reducescatter; the first op still completes.
 - Integer pre/postscale: scaled in float64 on each rank and cast back before the sum (allreduce, reducescatter);
-  integer Average floors (Horovod's tests compute it with torch 1.13's floor_divide). float16 pre/postscale of
+  integer Average truncates toward zero (Horovod's newer tests: div(rounding_mode='trunc')). float16 pre/postscale of
   reducescatter and grouped_reducescatter: in float32, rounded once.
 - reducescatter's gradient (allgathered, times size for Sum); op=Adasum raises a RuntimeError.
 - While rank 0 has joined, allgather and broadcast on the others raise a RuntimeError naming rank 0; allreduce
@@ -92,8 +92,8 @@ def test_integer_scaling(rank, size):
         assert torch.equal(inplace, sum((t.to(torch.float64) * f).to(dtype) for t in ranks)), f"{dtype} in place"
         odd = torch.tensor([-3, -1, 1, 3], dtype=dtype) if rank == 0 else torch.zeros(4, dtype=dtype)
         got = hvd.allreduce(odd, op=hvd.Average, name=f"int.average.{dtype}")
-        want = torch.div(torch.tensor([-3, -1, 1, 3], dtype=dtype), size, rounding_mode="floor")
-        assert torch.equal(got, want), f"{dtype} Average floors: {got.tolist()} != {want.tolist()}"
+        want = torch.div(torch.tensor([-3, -1, 1, 3], dtype=dtype), size, rounding_mode="trunc")
+        assert torch.equal(got, want), f"{dtype} Average truncates: {got.tolist()} != {want.tolist()}"
         x = [torch.arange(3 * size, dtype=dtype) - r for r in range(size)]
         got = hvd.reducescatter(x[rank], op=hvd.Sum, prescale_factor=f)
         want = sum((t.to(torch.float64) * f).to(dtype) for t in x)[rank * 3:(rank + 1) * 3]
