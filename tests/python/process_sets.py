@@ -6,8 +6,9 @@ static:  init(process_sets=[ProcessSet([1, 0]), ProcessSet(even ranks)]): ids, r
          broadcast with a job-rank root, alltoall, reducescatter, grouped_reducescatter, barrier, the *_object
          helpers, broadcast_parameters, broadcast_optimizer_state, DistributedOptimizer(process_set=), gradients of
          allreduce/allgather/broadcast) checked against the set's ranks; a shape mismatch in a set names its ranks by
-         their job ranks; a rank outside a set gets ValueError naming
-         the set and its ranks, and its DistributedOptimizer(process_set=) steps locally; add_process_set without HOROVOD_DYNAMIC_PROCESS_SETS is refused saying so.
+         their job ranks; a rank outside a set gets ValueError naming the set and its ranks, and its
+         DistributedOptimizer(process_set=) steps locally; add_process_set without HOROVOD_DYNAMIC_PROCESS_SETS is
+         refused saying so.
 dynamic: add_process_set/remove_process_set with Horovod's return values; bad rank lists (duplicate, out of range,
          empty, a set registered twice) refused naming the value; a removed set's object is invalidated; the job goes
          on after each refusal.

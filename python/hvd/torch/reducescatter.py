@@ -2,8 +2,8 @@
 keeping its share of dimension 0 (the first ranks get one row more when it does not divide).
 
 Scale factors are applied here, around libhvd's reducescatter (which has none), by Horovod's rules: integer tensors
-scaled in float64 and cast back, float16/bfloat16 in float32 (before the sum; the result the same way). The gradient is Horovod's: the upstream
-gradients allgathered, times the number of ranks for Sum.
+scaled in float64 and cast back, float16/bfloat16 in float32 (before the sum; the result the same way). The
+gradient is Horovod's: the upstream gradients allgathered, times the number of ranks for Sum.
 """
 
 import torch

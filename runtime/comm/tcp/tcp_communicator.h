@@ -62,7 +62,9 @@ void TcpCommunicator::guarded(const char* op, F&& body) {
     const auto* known = dynamic_cast<const Error*>(&e);
     const bool classified = known && known->kind() != ErrorKind::kInternal;
     throw Error(classified ? known->kind() : ErrorKind::kPeerLost, where + reason,
-                {.rank = job_rank(topology_, topology_.rank), .host = topology_.hostname, .peer = known ? known->context().peer : -1});
+                {.rank = job_rank(topology_, topology_.rank),
+                 .host = topology_.hostname,
+                 .peer = known ? known->context().peer : -1});
   }
 }
 
