@@ -5,15 +5,18 @@
 # failed, skipped themselves and hung (killed at the limit), then the names of those that did not pass.
 #   scripts/horovod-suite.sh /tmp/horovod-suite/parallel/test_torch.py         # NP=2 TIMEOUT_S=120 BUILD=build
 #   ONLY='test_horovod_allreduce.*' scripts/horovod-suite.sh FILE              # a subset (grep -E on the names)
+#   LOGS=/tmp/suite-logs scripts/horovod-suite.sh FILE                         # keep each test's output, NAME.log
 # The interpreter is /usr/bin/python3 (Debian's python3-torch). What the files import that Debian's Python lacks
 # is supplied here, outside them, in a temporary folder first on PYTHONPATH: a minimal `pytest` (mark.skip and
-# skipif as unittest skips), `mock` (unittest.mock), `cloudpickle` (pickle), horovod.runner.util.threads'
-# in_thread (common.py imports them; the tests use none) and inspect.getargspec (gone in Python 3.11).
+# skipif as unittest skips), `packaging.version.parse` (release numbers, for the torch version gates), `mock`
+# (unittest.mock), `cloudpickle` (pickle), horovod.runner.util.threads' in_thread (common.py imports them; the
+# tests use none) and inspect.getargspec (gone in Python 3.11).
 set -uo pipefail
 file=${1:?usage: scripts/horovod-suite.sh PATH/TO/test_torch.py}
 [ -f "$file" ] || { echo "horovod-suite: no file '$file'" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build=${BUILD:-$root/build}
+[ -d "$build" ] && build="$(cd "$build" && pwd)"  # the tests run from their own folder
 np=${NP:-2}
 limit=${TIMEOUT_S:-120}
 [ -x "$build/bin/hvdrun" ] || { echo "horovod-suite: no $build/bin/hvdrun; build first (scripts/build.sh)" >&2; exit 2; }
@@ -70,6 +73,16 @@ for _name in ("horovod.runner", "horovod.runner.util", "horovod.runner.util.thre
     sys.modules.setdefault(_name, types.ModuleType(_name))
 sys.modules["horovod.runner.util.threads"].in_thread = _in_thread
 PY
+mkdir "$shims/packaging" && : >"$shims/packaging/__init__.py"
+cat >"$shims/packaging/version.py" <<'PY'
+"""Just enough of packaging.version for Horovod's version gates: parse() compares the leading release numbers."""
+import re
+
+
+def parse(text):
+    match = re.match(r"\d+(?:\.\d+)*", str(text))
+    return tuple(int(part) for part in match.group(0).split(".")) if match else ()
+PY
 printf 'from unittest.mock import *  # noqa\n' >"$shims/mock.py"
 printf 'from pickle import dumps, loads  # noqa\n' >"$shims/cloudpickle.py"
 export PYTHONPATH="$shims:$build/python:$dir/../utils${PYTHONPATH:+:$PYTHONPATH}"  # ../utils: common.py
@@ -96,6 +109,7 @@ for name in $names; do
   else
     pass=$((pass + 1)); verdict=pass
   fi
+  [ -n "${LOGS:-}" ] && mkdir -p "$LOGS" && cp "$log" "$LOGS/$name.log"
   printf '%-5s %s\n' "$verdict" "$name"
 done
 total=$((pass + fail + skip + hang))

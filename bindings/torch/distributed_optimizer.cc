@@ -6,7 +6,9 @@
 // fp16 compression and sparse gradients travel out of place and are written back. A step whose ops failed is
 // dropped by the next zero_grad() or backward pass, so the optimizer outlives a lost peer or an elastic reset
 // (hvd::size() is read at each launch). With Adasum the hook instead steps the wrapped optimizer on that one
-// parameter, restores the parameter, and reduces the change; synchronize() adds the reduced change to the parameter.
+// parameter, restores the parameter, and reduces the change; synchronize() adds the reduced change to the parameter. On a rank outside
+// options.process_set (Horovod's rule) it registers no hooks and reduces nothing: step() is the wrapped optimizer's
+// local step.
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -48,6 +50,7 @@ struct DistributedOptimizer::Impl {
   std::vector<Slot> slots;
   std::mutex mutex;  // guards slots and synchronized: hooks may run on autograd's device threads
   bool synchronized = false;
+  bool member = true;  // this rank is in options.process_set: without it, no slots, and step() is local
 
   Impl(::torch::optim::Optimizer& opt, const DistributedOptimizerOptions& o) : optimizer(opt), options(o) {}
 
@@ -262,6 +265,7 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
                                        std::to_string(options.gradient_predivide_factor) +
                                        " needs op average and a positive factor (op is " + name_of(options.op) + ")");
   }
+  impl_->member = hvd::process_set(options.process_set).included();
   std::unordered_map<const void*, std::string> names;
   std::unordered_map<std::string, bool> seen;
   for (const auto& [name, tensor] : named_parameters) {
@@ -282,7 +286,7 @@ DistributedOptimizer::DistributedOptimizer(::torch::optim::Optimizer& optimizer,
                         " (" + ::c10::toString(p.scalar_type()) + ", shape " + ::c10::str(p.sizes()) +
                         ") has no name in named_parameters; pass names for every parameter the optimizer updates");
       }
-      if (!p.requires_grad() || registered.count(p.unsafeGetTensorImpl())) continue;
+      if (!impl_->member || !p.requires_grad() || registered.count(p.unsafeGetTensorImpl())) continue;
       registered[p.unsafeGetTensorImpl()] = true;
       Impl::Slot& slot = impl_->slots.emplace_back();
       slot.name = it->second;
@@ -308,7 +312,7 @@ void DistributedOptimizer::synchronize() { impl_->synchronize(); }
 
 void DistributedOptimizer::step() {
   impl_->synchronize();
-  if (!impl_->adasum()) impl_->optimizer.step();
+  if (!impl_->adasum() || !impl_->member) impl_->optimizer.step();
 }
 
 void DistributedOptimizer::zero_grad() {

@@ -37,6 +37,7 @@ std::unique_ptr<Communicator> Communicator::subset(const std::vector<int>& ranks
   t.rank = static_cast<int>(mine - ranks.begin());
   t.size = static_cast<int>(ranks.size());
   t.hostname = topology().hostname;
+  for (int r : ranks) t.job_ranks.push_back(job_rank(topology(), r));
   PrefixStore keys(key, store);
   CommunicatorOptions o = options;
   o.cpu_bind = CpuBind::kNone;  // the job's placement stays: a set's local numbering must not move threads

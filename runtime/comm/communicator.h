@@ -28,7 +28,15 @@ struct Topology {
   int cross_rank = 0, cross_size = 1;
   std::string hostname;
   std::vector<std::string> hosts;  // hosts[r] = hostname of rank r (filled by connect() from the store)
+  // A process set's communicator numbers its members 0..; job_ranks[r] is member r's rank in the job, how errors
+  // name it (what hvd.rank() says there). Empty: this communicator's ranks are the job's.
+  std::vector<int> job_ranks;
 };
+
+// How errors name rank `r` of a communicator with topology `t`: its rank in the job.
+inline int job_rank(const Topology& t, int r) {
+  return r >= 0 && static_cast<std::size_t>(r) < t.job_ranks.size() ? t.job_ranks[static_cast<std::size_t>(r)] : r;
+}
 
 // One buffer of an allreduce over several: `count` elements of the call's dtype at `data`.
 struct MutableBuffer {

@@ -126,6 +126,7 @@ std::unique_ptr<Communicator> connect_communicator(Store& store, Topology topolo
                      options.connect_timeout);
   const std::string job_id = store.get(prefix + "id", options.connect_timeout);
   fill_topology(topology, peers);
+  for (auto& p : peers) p.job_rank = job_rank(topology, p.rank);
 
   std::vector<PeerInfo> local;
   for (const auto& p : peers) {

@@ -134,7 +134,7 @@ void Controller::fail_stalled(Clock::time_point now, ResponseList& out) {
     err.names = {name};
     err.error = verdict.shutdown_reason;
     err.error_kind = ErrorKind::kStall;
-    err.blame.assign(verdict.missing.begin(), verdict.missing.end());
+    for (int r : verdict.missing) err.blame.push_back(names_.job_rank(r));
     out.responses.push_back(std::move(err));
     order_.erase(p.seq);
     table_.erase(name);

@@ -88,6 +88,7 @@ Engine::Engine(const Config& config, Communicator& comm, std::vector<int> job_ra
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
     topology_.hosts.assign(static_cast<std::size_t>(topology_.size), "?");
   }
+  if (topology_.job_ranks.empty()) topology_.job_ranks = job_ranks;  // how errors name the ranks (job_rank())
   if (topology_.rank == 0) {
     controller_ = std::make_unique<Controller>(topology_.size, RankNames(topology_.hosts, std::move(job_ranks)), stall_);
   }
@@ -204,10 +205,11 @@ void Engine::finish(std::exception_ptr failure) {
 std::exception_ptr Engine::shutdown_error() const {
   int peer = -1;
   for (auto r : stop_blame_) {
-    if (r != topology_.rank && peer < 0) peer = static_cast<int>(r);
+    if (r != topology_.rank && peer < 0) peer = job_rank(topology_, static_cast<int>(r));
   }
   return std::make_exception_ptr(Error(ErrorKind::kInternal, "hvd is shut down: " + stop_reason_,
-                                       {.rank = topology_.rank, .peer = peer, .tensor = stop_tensor_}));
+                                       {.rank = job_rank(topology_, topology_.rank), .peer = peer,
+                                        .tensor = stop_tensor_}));
 }
 
 // The engine stopped because of `failure` or the coordinator's stop_reason_: a consequence of the ranks at fault,
@@ -218,7 +220,9 @@ std::optional<FailureRecord> Engine::stop_record(const std::exception_ptr& failu
   try {
     std::rethrow_exception(failure);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kPeerLost || e.context().peer < 0 || e.context().peer == topology_.rank) return {};
+    // The communicator names ranks as the job does (a process set's numbers its members 0..).
+    const int me = job_rank(topology_, topology_.rank);
+    if (e.kind() != ErrorKind::kPeerLost || e.context().peer < 0 || e.context().peer == me) return {};
     FailureRecord r;
     r.role = FailureRecord::Role::kConsequence;
     r.source = "hvd";
@@ -242,7 +246,7 @@ std::optional<FailureRecord> Engine::coordinator_stop_record() const {
   r.tensor = stop_tensor_;
   r.stall = stop_stall_ && !mine;
   for (auto b : stop_blame_) {
-    if (b != topology_.rank) r.blame.push_back(static_cast<int>(b));
+    if (b != topology_.rank) r.blame.push_back(job_rank(topology_, static_cast<int>(b)));
   }
   const auto lines = last_lines(stop_reason_, 12);
   if (mine) {

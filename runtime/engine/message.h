@@ -35,7 +35,8 @@ struct Response {
   std::vector<std::string> names;               // several when fused or grouped
   std::string error;                            // non-empty: these tensors fail on every rank with this message
   ErrorKind error_kind = ErrorKind::kInternal;  // with error: usage, mismatch (ranks disagree) or stall
-  std::vector<std::int64_t> blame;              // with error: the ranks at fault (a mismatch's odd ones out)
+  std::vector<std::int64_t> blame;              // with error: the ranks at fault (a mismatch's odd ones out), by
+                                                // their ranks in the job (a process set's engine numbers its own)
   DataType dtype = DataType::kFloat32;
   ReduceOp reduce_op = ReduceOp::kSum;
   double prescale = 1.0;
@@ -58,8 +59,8 @@ struct RequestList {
 struct ResponseList {
   std::vector<Response> responses;
   std::string shutdown;  // non-empty: every rank stops with this reason after executing `responses`
-  // With shutdown: the ranks it is down to (the one that called hvd::shutdown(), or those a stall waited for),
-  // whether it is a stall, and the stalled tensor.
+  // With shutdown: the ranks it is down to (the one that called hvd::shutdown(), or those a stall waited for; the
+  // engine's own numbers), whether it is a stall, and the stalled tensor.
   std::vector<std::int64_t> shutdown_blame;
   bool shutdown_stall = false;
   std::string shutdown_tensor;

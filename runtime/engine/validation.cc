@@ -19,8 +19,8 @@ std::string fmt_double(double v) {
 }
 
 // Groups the submitting ranks by `field`; returns "" when they agree, else the disagreement phrase with the
-// minority first: "rank 1 (h2) sent float16, rank 0 (h1) sent float32". `odd` gets that minority: the ranks at
-// fault (the root-cause report names them; the others fail because of them).
+// minority first: "rank 1 (h2) sent float16, rank 0 (h1) sent float32". `odd` gets that minority, by their ranks
+// in the job: the ranks at fault (the root-cause report names them; the others fail because of them).
 std::string disagreement(const std::vector<const Request*>& by_rank, const RankNames& names,
                          const std::function<std::string(const Request&)>& field, const std::string& verb,
                          std::vector<std::int64_t>& odd) {
@@ -41,7 +41,8 @@ std::string disagreement(const std::vector<const Request*>& by_rank, const RankN
     if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
     return a.second.front() < b.second.front();
   });
-  odd.assign(ordered.front().second.begin(), ordered.front().second.end());
+  odd.clear();
+  for (int r : ordered.front().second) odd.push_back(names.job_rank(r));
   std::string out;
   for (const auto& [value, ranks] : ordered) {
     if (!out.empty()) out += ", ";

@@ -44,7 +44,7 @@ def expected_allreduce(dtype, op, size, pre=1.0, post=1.0):
     if dtype == torch.bool:
         return acc != 0
     if op == hvd.Average:
-        acc = acc / size if dtype in FLOATS else torch.floor(acc / size)  # integers: Horovod floors
+        acc = acc / size if dtype in FLOATS else torch.trunc(acc / size)  # integers: Horovod truncates
     return acc * post
 
 

@@ -5,7 +5,8 @@
 - A second op under a name in flight on this rank raises HorovodUsageError (a ValueError) at once, for allreduce,
   allgather, broadcast and reducescatter; the first op still completes.
 - Integer pre/postscale: scaled in float64 on each rank and cast back before the sum (allreduce, reducescatter);
-  integer Average floors (Horovod's tests compute it with torch 1.13's floor_divide).
+  integer Average truncates toward zero (Horovod's newer tests: div(rounding_mode='trunc')). float16 pre/postscale of
+  reducescatter and grouped_reducescatter: in float32, rounded once.
 - reducescatter's gradient (allgathered, times size for Sum); op=Adasum raises a RuntimeError.
 - While rank 0 has joined, allgather and broadcast on the others raise a RuntimeError naming rank 0; allreduce
   goes on.
@@ -79,12 +80,28 @@ def test_integer_scaling(rank, size):
         assert torch.equal(inplace, sum((t.to(torch.float64) * f).to(dtype) for t in ranks)), f"{dtype} in place"
         odd = torch.tensor([-3, -1, 1, 3], dtype=dtype) if rank == 0 else torch.zeros(4, dtype=dtype)
         got = hvd.allreduce(odd, op=hvd.Average, name=f"int.average.{dtype}")
-        want = torch.div(torch.tensor([-3, -1, 1, 3], dtype=dtype), size, rounding_mode="floor")
-        assert torch.equal(got, want), f"{dtype} Average floors: {got.tolist()} != {want.tolist()}"
+        want = torch.div(torch.tensor([-3, -1, 1, 3], dtype=dtype), size, rounding_mode="trunc")
+        assert torch.equal(got, want), f"{dtype} Average truncates: {got.tolist()} != {want.tolist()}"
         x = [torch.arange(3 * size, dtype=dtype) - r for r in range(size)]
         got = hvd.reducescatter(x[rank], op=hvd.Sum, prescale_factor=f)
         want = sum((t.to(torch.float64) * f).to(dtype) for t in x)[rank * 3:(rank + 1) * 3]
         assert torch.equal(got, want), f"{dtype} reducescatter prescale: {got.tolist()} != {want.tolist()}"
+
+
+def test_half_scaling(rank, size):
+    """float16 pre/postscale of reducescatter (and grouped) in float32, rounded once, as Horovod's CPU scaling; torch's
+    own `half * float` rounds the factor to half first and misses by an ulp on some of these values."""
+    f = 0.00838829794155349
+    x = ((torch.arange(4 * size) - 2 * size) * 7).to(torch.float16)
+    want = (x.float() * f).to(torch.float16)
+    assert not torch.equal(x * f, want), "the values no longer tell the two roundings apart"
+    mine = x if rank == 0 else torch.zeros_like(x)  # the sum is rank 0's tensor, exactly
+    block = want[rank * 4:(rank + 1) * 4]
+    for kw in ({"prescale_factor": f}, {"postscale_factor": f}):
+        got = hvd.reducescatter(mine, op=hvd.Sum, **kw)
+        assert torch.equal(got, block), f"float16 reducescatter {kw}: {got.tolist()} != {block.tolist()}"
+        got = hvd.grouped_reducescatter([mine, mine], op=hvd.Sum, **kw)
+        assert all(torch.equal(g, block) for g in got), f"float16 grouped_reducescatter {kw}: {got}"
 
 
 def test_reducescatter(rank, size):
@@ -234,8 +251,8 @@ def main():
     rank, size = hvd.rank(), hvd.size()
     assert size >= 2, "run under hvdrun -np 2 or more"
     test_basics()
-    for test in (test_duplicate_name, test_integer_scaling, test_reducescatter, test_join, test_grouped, test_sparse,
-                 test_adasum, test_sync_batch_norm, test_optimizer):
+    for test in (test_duplicate_name, test_integer_scaling, test_half_scaling, test_reducescatter, test_join,
+                 test_grouped, test_sparse, test_adasum, test_sync_batch_norm, test_optimizer):
         test(rank, size)
         print(f"rank {rank}: {test.__name__} ok", flush=True)
     hvd.shutdown()

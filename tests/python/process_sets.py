@@ -6,8 +6,9 @@ static:  init(process_sets=[ProcessSet([1, 0]), ProcessSet(even ranks)]): ids, r
          broadcast with a job-rank root, alltoall, reducescatter, grouped_reducescatter, barrier, the *_object
          helpers, broadcast_parameters, broadcast_optimizer_state, DistributedOptimizer(process_set=), gradients of
          allreduce/allgather/broadcast) checked against the set's ranks; a shape mismatch in a set names its ranks by
-         their job ranks; a rank outside a set gets ValueError naming
-         the set and its ranks; add_process_set without HOROVOD_DYNAMIC_PROCESS_SETS is refused saying so.
+         their job ranks; a rank outside a set gets ValueError naming the set and its ranks, and its
+         DistributedOptimizer(process_set=) steps locally; add_process_set without HOROVOD_DYNAMIC_PROCESS_SETS is
+         refused saying so.
 dynamic: add_process_set/remove_process_set with Horovod's return values; bad rank lists (duplicate, out of range,
          empty, a set registered twice) refused naming the value; a removed set's object is invalidated; the job goes
          on after each refusal.
@@ -92,6 +93,19 @@ def outsider(ps, rank):
                  lambda: hvd.reducescatter(x, process_set=ps), lambda: hvd.barrier(process_set=ps)):
         expect_raises(ValueError, call, needle)
     assert not ps.included() and ps.rank() == -1
+
+    # Horovod's rule: a DistributedOptimizer of a set this rank is not in reduces nothing; step() is the local one.
+    torch.manual_seed(rank)
+    model, twin = torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)
+    twin.load_state_dict(model.state_dict())
+    opt = hvd.DistributedOptimizer(torch.optim.SGD(model.parameters(), lr=0.1),
+                                   named_parameters=model.named_parameters(), process_set=ps)
+    local = torch.optim.SGD(twin.parameters(), lr=0.1)
+    for m, o in ((model, opt), (twin, local)):
+        o.zero_grad()
+        m(torch.full((4, 3), float(rank + 1))).sum().backward()
+        o.step()
+    assert torch.equal(model.weight, twin.weight) and torch.equal(model.bias, twin.bias), (model.weight, twin.weight)
 
 
 def static_mode():

@@ -2,6 +2,11 @@
   raise R   rank R raises RuntimeError("boom on rank R") while the other ranks wait in allreduce 'wait'
   two       rank 2 raises first but takes 4 s to exit (ignoring SIGTERM, then exiting 7); rank 1 raises 1 s after
             it and exits at once; rank 0 waits in allreduce 'wait'. The earlier failure (rank 2) is the root cause.
+  set-mismatch  in process set [0, 2] (np 3), rank 2 allreduces 'wait' with shape [8] where rank 0 sends [16],
+            uncaught; rank 1, outside the set, waits in a global allreduce 'outside'.
+  set-lost  in process set [0, 2] (np 3), rank 2 exits 5 while rank 0 waits for it in allreduce 'wait' on the set
+            (ignoring the teardown's SIGTERM, so that the op fails first); rank 1, outside the set, waits in a global
+            allreduce 'outside'.
 Every rank prints "pid=<pid>" first.
 """
 
@@ -26,8 +31,28 @@ def late_exit(code):
     os._exit(code)
 
 
+def in_set(mode):
+    """The set modes: ranks 0 and 2 meet in their set, rank 1 waits outside it."""
+    pair = hvd.ProcessSet([0, 2])
+    hvd.init(process_sets=[pair])
+    rank = hvd.rank()
+    if rank == 1:
+        hvd.allreduce(torch.ones(4), name="outside")
+        return
+    for _ in range(3):
+        hvd.allreduce(torch.ones(4), name="warmup", process_set=pair)
+    if mode == "set-lost" and rank == 2:
+        os._exit(5)
+    if mode == "set-lost":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # rank 0 outlives the teardown until its op fails on rank 2
+    shape = 8 if mode == "set-mismatch" and rank == 2 else 16
+    hvd.allreduce(torch.ones(shape), name="wait", process_set=pair)
+
+
 def main():
     print(f"pid={os.getpid()}", flush=True)
+    if sys.argv[1].startswith("set-"):
+        return in_set(sys.argv[1])
     hvd.init()
     rank = hvd.rank()
     for _ in range(3):

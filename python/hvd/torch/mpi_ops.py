@@ -70,7 +70,7 @@ class PostprocessedHandle:
 def _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set=global_process_set):
     """An integer tensor that needs Horovod's integer rules here, around libhvd: scale factors (each rank's tensor
     scaled in float64 and cast back before the sum, the result the same way after it) and Average (the sum
-    floor-divided by the number of ranks, what Horovod's tests compute with torch's floor_divide). Returns
+    divided by the number of ranks, truncated toward zero as Horovod's float64 scaling casts back). Returns
     (the tensor to send, the op for libhvd, a function finishing the result in place or None), or None when
     libhvd's own reduction is Horovod's."""
     if not _is_integer(tensor):
@@ -82,7 +82,7 @@ def _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set=g
 
     def finish(result):
         if average:
-            result.copy_(torch.div(result, process_set.size(), rounding_mode="floor"))
+            result.copy_(torch.div(result, process_set.size(), rounding_mode="trunc"))
         if postscale_factor != 1.0:
             result.copy_(_int_scaled(result, postscale_factor))
         return result

@@ -41,7 +41,7 @@ class _DistributedOptimizer:
     """The methods of the subclass DistributedOptimizer() makes; `self` is also a torch.optim optimizer."""
 
     def __init__(self, params, named_parameters, compression, backward_passes_per_step, op,
-                 gradient_predivide_factor, process_set_id=0):
+                 gradient_predivide_factor, process_set_id=0, process_set=global_process_set):
         super(self.__class__, self).__init__(params)
         if named_parameters is None:
             named = [(f"allreduce.noname.{i}.{j}", p) for i, group in enumerate(self.param_groups)
@@ -63,7 +63,8 @@ class _DistributedOptimizer:
                                                 functools.partial(_step_subset, weakref.ref(self)), process_set_id)
         except HorovodInternalError as e:  # bad arguments: Horovod raises ValueError for these
             raise ValueError(str(e)) from None
-        self._hvd_adasum = op == Adasum
+        # Outside its process set it reduces nothing (Horovod's rule): step() is the local optimizer's, Adasum's too.
+        self._hvd_adasum = op == Adasum and process_set.included()
         self._hvd_should_synchronize = True
         self._hvd_synchronized = False
 
@@ -151,6 +152,7 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
     are ready together by itself (the result is the same; only how they are batched differs).
     sparse_as_dense: sparse gradients (nn.Embedding(sparse=True)) are always reduced dense and handed back to the
     optimizer sparse, so True and False give the same step.
+    process_set: the ranks that average the gradients; on a rank outside it, step() is the local optimizer's.
     """
     process_set_id = check_process_set(process_set, "DistributedOptimizer")
     _check_groups(optimizer, num_groups, groups)
@@ -159,4 +161,4 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
     methods = {k: v for k, v in _DistributedOptimizer.__dict__.items() if k not in ("__dict__", "__weakref__")}
     cls = type(optimizer.__class__.__name__, (optimizer.__class__,), methods)
     return cls(optimizer.param_groups, named_parameters, compression, backward_passes_per_step, op,
-               gradient_predivide_factor, process_set_id)
+               gradient_predivide_factor, process_set_id, process_set)

@@ -1,9 +1,9 @@
 """reducescatter and its async form, as horovod.torch's: every rank's tensor reduced (Sum or Average), each rank
 keeping its share of dimension 0 (the first ranks get one row more when it does not divide).
 
-Scale factors are applied here, around libhvd's reducescatter (which has none): integer tensors by Horovod's rule
-(scaled in float64, cast back before the sum; the result the same way). The gradient is Horovod's: the upstream
-gradients allgathered, times the number of ranks for Sum.
+Scale factors are applied here, around libhvd's reducescatter (which has none), by Horovod's rules: integer tensors
+scaled in float64 and cast back, float16/bfloat16 in float32 (before the sum; the result the same way). The
+gradient is Horovod's: the upstream gradients allgathered, times the number of ranks for Sum.
 """
 
 import torch
@@ -26,10 +26,15 @@ def _reducescatter_op(op, what):
 
 
 def _scaled(tensor, factor):
-    """`tensor` times `factor`; integers by Horovod's rule."""
+    """`tensor` times `factor` as Horovod scales: integers in float64 (_int_scaled); float16/bfloat16 in float32,
+    rounded once (torch's `half * float` rounds the factor to half first, an ulp off); others in their own type."""
     if factor == 1.0:
         return tensor
-    return _int_scaled(tensor, factor) if _is_integer(tensor) else tensor * factor
+    if _is_integer(tensor):
+        return _int_scaled(tensor, factor)
+    if tensor.dtype in (torch.float16, torch.bfloat16):
+        return (tensor.float() * factor).to(tensor.dtype)
+    return tensor * factor
 
 
 def reducescatter_async(tensor, name=None, op=Average, process_set=global_process_set, prescale_factor=1.0,

@@ -157,11 +157,14 @@ std::unique_ptr<Communicator> MpiCommunicator::subset(const std::vector<int>& ra
   MPI_Comm part = MPI_COMM_NULL;
   mpi_check(MPI_Comm_split(split_base_.get(), color, key, &part), "MPI_Comm_split", where("process set split"));
   if (part == MPI_COMM_NULL) return nullptr;
-  return std::unique_ptr<Communicator>(new MpiCommunicator(part, topology_.hostname));
+  std::unique_ptr<MpiCommunicator> set(new MpiCommunicator(part, topology_.hostname));
+  for (int r : ranks) set->topology_.job_ranks.push_back(job_rank(topology_, r));
+  return set;
 }
 
 std::string MpiCommunicator::where(const char* op) const {
-  return std::string(op) + " on rank " + std::to_string(topology_.rank) + " (" + topology_.hostname + ")";
+  return std::string(op) + " on rank " + std::to_string(job_rank(topology_, topology_.rank)) + " (" +
+         topology_.hostname + ")";
 }
 
 void MpiCommunicator::allreduce_on(MPI_Comm comm, const char* op_name, void* data, std::size_t count, DataType dtype,

@@ -152,7 +152,7 @@ void ShmGroup::wait_for(int peer, std::uint32_t target, const char* op) {
     if (done || reached(peer, target)) break;
     if (header_->aborted.load(std::memory_order_acquire) != 0 || interrupted()) throw_failure(op);
     if (int dead = watch_.find_dead(); dead >= 0) {
-      if (!failed_) failed_peer_ = peers_[static_cast<std::size_t>(dead)].rank;
+      if (!failed_) failed_peer_ = job_rank(peers_[static_cast<std::size_t>(dead)]);
       abort(describe(peers_[static_cast<std::size_t>(dead)]) + " exited (pid " +
             std::to_string(peers_[static_cast<std::size_t>(dead)].pid) + ")");
       throw_failure(op);
@@ -194,7 +194,7 @@ void ShmGroup::throw_failure(const char* op) {
     const std::string reason = interrupt_.reason();
     const auto& self = peers_[static_cast<std::size_t>(rank_)];
     throw Error(ErrorKind::kMembership, std::string(op) + " on " + describe(self) + " interrupted: " + reason,
-                {.rank = self.rank, .host = self.host});
+                {.rank = job_rank(self), .host = self.host});
   }
   if (!failed_) {
     auto who = header_->aborted.load(std::memory_order_acquire);
@@ -203,11 +203,11 @@ void ShmGroup::throw_failure(const char* op) {
               (static_cast<int>(who - 1) == rank_ ? "" : " (reported by " + describe(peer) + ")");
     // Another rank of this host aborted the group for a failure it met: this rank fails because of that rank (the
     // root-cause report follows its record on to the rank it blames).
-    if (failed_peer_ < 0 && static_cast<int>(who - 1) != rank_) failed_peer_ = peer.rank;
+    if (failed_peer_ < 0 && static_cast<int>(who - 1) != rank_) failed_peer_ = job_rank(peer);
   }
   const auto& self = peers_[static_cast<std::size_t>(rank_)];
   throw Error(ErrorKind::kPeerLost, std::string(op) + " on " + describe(self) + " failed: " + *failed_,
-              {.rank = self.rank, .host = self.host, .peer = failed_peer_});
+              {.rank = job_rank(self), .host = self.host, .peer = failed_peer_});
 }
 
 }  // namespace hvd::detail

@@ -77,7 +77,7 @@ class ShmGroup {
   std::chrono::nanoseconds spin_max_, spin_;  // adaptive spin budget, within [1 us, spin_max_]
   std::chrono::nanoseconds pure_spin_;        // spinning without sched_yield (all of it unless oversubscribed)
   std::optional<std::string> failed_;         // set once; every later call rethrows it
-  int failed_peer_ = -1;                      // the dead rank, when this rank found it
+  int failed_peer_ = -1;                      // the dead rank (its rank in the job), when this rank found it
   StopReason interrupt_;
 };
 

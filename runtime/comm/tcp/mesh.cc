@@ -106,9 +106,10 @@ void TcpMesh::throw_aborted() const { throw Error(ErrorKind::kMembership, abort_
 void TcpMesh::link_error(int peer, const char* what, const std::string& detail) {
   if (abort_.stopped()) throw_aborted();  // the links broke because we shut them down
   std::string reason = std::string(what) + " " + describe(peers_[static_cast<std::size_t>(peer)], true) + ": " + detail;
-  if (!failed_) failed_peer_ = peer;
+  const int named = job_rank(peers_[static_cast<std::size_t>(peer)]);
+  if (!failed_) failed_peer_ = named;
   fail(reason);
-  throw Error(ErrorKind::kPeerLost, reason, {.peer = peer});
+  throw Error(ErrorKind::kPeerLost, reason, {.peer = named});
 }
 
 void TcpMesh::sendrecv(int to, const void* send, std::size_t send_bytes, int from, void* recv, std::size_t recv_bytes) {

@@ -47,7 +47,7 @@ class TcpMesh : public Links {
   int rank_;
   std::vector<UniqueFd> links_;  // links_[r]: socket to rank r (invalid for ourselves)
   std::optional<std::string> failed_;
-  int failed_peer_ = -1;  // the peer whose link failed first, when known
+  int failed_peer_ = -1;  // the peer whose link failed first, when known, by its rank in the job
   StopReason abort_;
 };
 

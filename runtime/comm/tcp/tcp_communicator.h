@@ -49,7 +49,8 @@ class TcpCommunicator : public Communicator {
 template <class F>
 void TcpCommunicator::guarded(const char* op, F&& body) {
   const std::string where =
-      std::string(op) + " on rank " + std::to_string(topology_.rank) + " (" + topology_.hostname + ") failed: ";
+      std::string(op) + " on rank " + std::to_string(job_rank(topology_, topology_.rank)) + " (" + topology_.hostname +
+      ") failed: ";
   try {
     mesh_->check();
     body();
@@ -61,7 +62,9 @@ void TcpCommunicator::guarded(const char* op, F&& body) {
     const auto* known = dynamic_cast<const Error*>(&e);
     const bool classified = known && known->kind() != ErrorKind::kInternal;
     throw Error(classified ? known->kind() : ErrorKind::kPeerLost, where + reason,
-                {.rank = topology_.rank, .host = topology_.hostname, .peer = known ? known->context().peer : -1});
+                {.rank = job_rank(topology_, topology_.rank),
+                 .host = topology_.hostname,
+                 .peer = known ? known->context().peer : -1});
   }
 }
 

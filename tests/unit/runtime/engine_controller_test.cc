@@ -97,6 +97,24 @@ TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails
   CHECK(out.shutdown_tensor == "x");
 }
 
+TEST_CASE("a process set's controller blames ranks by their job ranks: set [0, 2], place 1 is rank 2") {
+  const RankNames names({"h1", "h1"}, {0, 2});
+  StallInspector stall(std::chrono::seconds(1), std::chrono::seconds(2), names);
+  Controller c(2, names, stall);
+  Request bad = request(1, "x");
+  bad.dtype = DataType::kInt32;
+  auto out = c.coordinate({list({request(0, "x")}), list({bad})});
+  REQUIRE(out.responses.size() == 1);
+  CHECK(out.responses[0].error.find("rank 2 (h1) sent int32, rank 0 (h1) sent float32") != std::string::npos);
+  CHECK(out.responses[0].blame == std::vector<std::int64_t>{2});
+  auto t0 = std::chrono::steady_clock::now();
+  c.coordinate({list({request(0, "y")}), list({})}, t0);
+  out = c.coordinate({list({}), list({})}, t0 + std::chrono::seconds(3));
+  REQUIRE(out.responses.size() == 1);
+  CHECK(out.responses[0].blame == std::vector<std::int64_t>{2});  // the stalled rank, as hvd.rank() names it
+  CHECK(out.shutdown_blame == std::vector<std::int64_t>{1});      // the engine's own numbering, on the wire
+}
+
 TEST_CASE("the oldest pending op names its missing ranks, once it is older than asked") {
   StallInspector stall(std::chrono::seconds(0), std::chrono::seconds(0), kHosts);
   Controller c(3, kHosts, stall);
