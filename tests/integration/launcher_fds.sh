@@ -34,8 +34,9 @@ pass "every descriptor >= 3 of hvdrun and of the agent is close-on-exec"
 
 sockets=$(ls -l "/proc/$agent/fd" | grep -c 'socket:' || true)
 [ "$sockets" -eq 1 ] || { ls -l "/proc/$agent/fd"; fail "the agent holds $sockets sockets, expected its one link"; }
-if ss -ltnp | grep -q "pid=$agent,"; then ss -ltnp; fail "the agent holds a listening socket (hvdrun's?)"; fi
-ss -ltnp | grep -q "pid=$job," || fail "ss does not show hvdrun's own listening socket (the check above proves nothing)"
+listening=$(ss -ltnp)  # captured: `ss | grep -q` under pipefail fails when grep exits first (SIGPIPE)
+if grep -q "pid=$agent," <<<"$listening"; then echo "$listening"; fail "the agent holds a listening socket (hvdrun's?)"; fi
+grep -q "pid=$job," <<<"$listening" || fail "ss does not show hvdrun's own listening socket (the check above proves nothing)"
 pass "the agent holds one socket, its link, and no listening socket"
 
 for rank in 0 1; do

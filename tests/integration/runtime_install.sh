@@ -40,8 +40,9 @@ pass "find_package(hvd) -> hvd::hvd program runs under the installed hvdrun at -
 # shellcheck disable=SC2046
 c++ -std=c++20 "$HVD_SOURCE/tests/install_project/train.cc" -o "$TEST_TMP/train_pc" \
   $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs hvd) || fail "building with pkg-config hvd"
-(unset LD_LIBRARY_PATH; ldd "$TEST_TMP/train_pc") | grep -q "libhvd.so.0 => $prefix" \
-  || fail "the pkg-config program does not find libhvd in $prefix by itself"
+# Captured first: `ldd | grep -q` under pipefail fails when grep exits before ldd has written all (SIGPIPE).
+linked=$(unset LD_LIBRARY_PATH; ldd "$TEST_TMP/train_pc")
+grep -q "libhvd.so.0 => $prefix" <<<"$linked" || { echo "$linked"; fail "the pkg-config program does not find libhvd in $prefix by itself"; }
 saved_ld=$LD_LIBRARY_PATH
 unset LD_LIBRARY_PATH
 run_hvdrun 120 -np 2 "$TEST_TMP/train_pc"
@@ -49,7 +50,7 @@ expect_rc 0 "user program (pkg-config, no LD_LIBRARY_PATH) under the installed h
 export LD_LIBRARY_PATH=$saved_ld
 pass "pkg-config hvd program starts and runs without LD_LIBRARY_PATH"
 
-if ! "$HVD_BIN/hvdrun" --check-build | grep -qF '[X] LibTorch'; then
+if ! grep -qF '[X] LibTorch' <<<"$("$HVD_BIN/hvdrun" --check-build)"; then
   echo "skip: this build has no hvd_torch (LibTorch not found); the LibTorch install checks are skipped"
   exit 0
 fi
