@@ -107,6 +107,7 @@ void Runtime::init_locked(const std::vector<std::vector<int>>& process_sets) {
                 rt->cpu_backend_,
                 elastic ? ", elastic generation " + std::to_string(rt->elastic_->generation) : std::string());
   if (auto placement = last_cpu_placement(); !placement.empty()) spdlog::debug("CPU placement: {}", placement);
+  spdlog::debug("engine overlap: {} ({})", rt->engine_->overlap().overlap ? "on" : "off", rt->engine_->overlap().why);
   g_runtime.store(rt.get());
   g_owner = std::move(rt);
   // A program that never calls hvd::shutdown() still stops the engine at exit, before spdlog's statics go.

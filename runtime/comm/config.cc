@@ -102,6 +102,10 @@ Config read_config(const EnvLookup& env) {
   autotune_count("HOROVOD_AUTOTUNE_MIN_SAMPLE_MS", c.autotune_min_sample_ms, 0);
   if (auto v = env("HOROVOD_HIERARCHICAL_ALLREDUCE")) c.hierarchical_allreduce = *v != "0" && !v->empty();
   if (auto v = env(kEnvErrorFile)) c.error_file = *v;
+  if (auto v = env("HVD_ENGINE_OVERLAP")) {
+    if (*v != "auto" && *v != "on" && *v != "off") bad("HVD_ENGINE_OVERLAP", *v, "auto (the default), on or off");
+    c.engine_overlap = *v == "on" ? EngineOverlap::kOn : *v == "off" ? EngineOverlap::kOff : EngineOverlap::kAuto;
+  }
   if (auto v = env("HOROVOD_LOG_LEVEL")) {
     std::string level;
     for (char ch : *v) level += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -12,6 +12,9 @@
 
 namespace hvd::detail {
 
+// HVD_ENGINE_OVERLAP: whether the engine reduces while the framework computes (the rule: Engine, engine.h).
+enum class EngineOverlap { kAuto, kOn, kOff };
+
 struct Config {
   std::size_t fusion_threshold = 128u << 20;    // HOROVOD_FUSION_THRESHOLD, bytes; 0: no fusion
   std::chrono::microseconds cycle_time{1000};   // HOROVOD_CYCLE_TIME, ms (fractions allowed)
@@ -31,6 +34,7 @@ struct Config {
   bool hierarchical_allreduce = true;           // HOROVOD_HIERARCHICAL_ALLREDUCE=0: flat NCCL allreduce across hosts
   std::string error_file;                       // HVD_ERROR_FILE: why this rank failed, for hvdrun's report
   bool dynamic_process_sets = false;            // HOROVOD_DYNAMIC_PROCESS_SETS: add/remove sets after init
+  EngineOverlap engine_overlap = EngineOverlap::kAuto;  // HVD_ENGINE_OVERLAP: auto (the default), on or off
 };
 
 // A lookup function so tests can feed variables without touching the process environment (common/env.h).

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "hvd/error.h"
+#include "runtime/comm/shm/cpu_binding.h"
 #include "runtime/engine/failure_file.h"
 #include "runtime/engine/fusion.h"
 #include "runtime/engine/wire.h"
@@ -15,6 +16,9 @@ namespace {
 constexpr auto kMinBackoff = std::chrono::microseconds(20);
 constexpr auto kMaxBackoff = std::chrono::milliseconds(100);
 constexpr auto kBurstGap = std::chrono::microseconds(30);  // enqueues closer than this belong to one burst
+// Without a spare CPU, a burst is taken once it pauses for HOROVOD_CYCLE_TIME, at most this many cycle times after
+// it began (a thread that waits on it takes it at once).
+constexpr int kWholeBurstCycles = 10;
 // The coordinator records the op its ranks wait in once it has waited this long (a hung job's report names it),
 // looking at most this often.
 constexpr auto kPendingAfter = std::chrono::seconds(1);
@@ -84,6 +88,7 @@ Engine::Engine(const Config& config, Communicator& comm, std::vector<int> job_ra
       requeue_after_(requeue_after_for(config)),
       fusion_threshold_(config.fusion_threshold),
       cycle_time_us_(config.cycle_time.count()),
+      overlap_(engine_overlap_here(config.engine_overlap, topology_.local_size)),
       cache_(config.cache_capacity) {
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
     topology_.hosts.assign(static_cast<std::size_t>(topology_.size), "?");
@@ -126,12 +131,19 @@ void Engine::run() {
   while (!finished_.load()) {
     const auto at = next_cycle_at(Clock::now());
     lock.unlock();
-    queue_.wait_for_work(at);
-    // A burst (a framework thread enqueueing a step's gradients one by one) is taken whole once it pauses,
-    // bounded by HOROVOD_CYCLE_TIME, so one cycle fuses all of it. A lone request goes at once.
+    const bool waited_on = queue_.wait_for_work(at);
+    // A burst (a framework thread enqueueing a step's gradients one by one) is taken whole once it pauses, so one
+    // cycle fuses all of it. With a spare CPU the engine reduces while the framework computes: a pause is 30 us,
+    // the burst bounded by HOROVOD_CYCLE_TIME, a lone request goes at once. Without one, every cycle run during
+    // the computation (a vote every rank joins, a reduction) takes a core from it, so the burst waits for a pause
+    // of HOROVOD_CYCLE_TIME, or for the thread that waits on it (drive), which runs it on its own core.
     const std::chrono::microseconds cycle_time{cycle_time_us_.load(std::memory_order_relaxed)};
-    if (cycle_time.count() > 0 && queue_.new_count() >= 2) {
-      queue_.wait_for_quiet(kBurstGap, Clock::now() + cycle_time);
+    if (cycle_time.count() > 0 && !waited_on) {
+      if (!overlap_.overlap && queue_.has_new()) {
+        queue_.wait_for_quiet(cycle_time, Clock::now() + kWholeBurstCycles * cycle_time);
+      } else if (queue_.new_count() >= 2) {
+        queue_.wait_for_quiet(kBurstGap, Clock::now() + cycle_time);
+      }
     }
     lock.lock();
     // A waiting framework thread may have run the cycle meanwhile (drive).
@@ -146,7 +158,9 @@ void Engine::drive(HandleState& waiting) {
   const bool in_cycle = cycle_thread_.load() == std::this_thread::get_id();
   if (!in_cycle && !saw_gpu_.load(std::memory_order_relaxed) && !finished_.load()) {
     std::unique_lock lock(cycle_mutex_, std::try_to_lock);
-    if (lock && !joined_ && !finished_.load() && !waiting.done()) {
+    // Until the op is done: a cycle whose vote finds other ranks not ready yet leaves it in flight, and the next
+    // cycle blocks in its vote until they come, as the background thread would, without two thread hand-offs.
+    while (lock && !joined_ && !finished_.load() && !waiting.done()) {
       run_cycle();
       ran = true;
     }

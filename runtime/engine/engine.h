@@ -71,6 +71,7 @@ class Engine final : public WaitDriver {
   // Deterministic name for an unnamed op: "allreduce.noname.3".
   std::string next_name(OpType type);
   const Topology& topology() const { return topology_; }
+  const EngineOverlapDecision& overlap() const { return overlap_; }  // for init's debug log
   std::size_t in_flight() const { return queue_.in_flight(); }  // ops enqueued here and not finished
   Timeline& timeline() { return timeline_; }  // hvd::start_timeline / stop_timeline at run time
   // Autotune's seams (see above). The cycle time only paces this rank (burst gathering, back-off): any thread.
@@ -135,6 +136,7 @@ class Engine final : public WaitDriver {
   Clock::duration requeue_after_;
   std::atomic<std::size_t> fusion_threshold_;
   std::atomic<std::int64_t> cycle_time_us_;      // HOROVOD_CYCLE_TIME until set_cycle_time()
+  const EngineOverlapDecision overlap_;          // HVD_ENGINE_OVERLAP as decided for this rank (run())
   std::atomic<bool> saw_gpu_{false};             // a GPU tensor was enqueued: cycles stay on the background thread
   std::atomic<bool> finished_{false};            // the queue is closed; no more cycles
   std::atomic<std::thread::id> cycle_thread_{};  // the thread in run_cycle(), if any

@@ -67,7 +67,7 @@ void TensorQueue::wait_for_quiet(Clock::duration gap, Clock::time_point deadline
   std::unique_lock lock(mutex_);
   while (!shutdown_ && !closed_) {
     auto until = std::min(last_enqueue_ + gap, deadline);
-    if (Clock::now() >= until) return;
+    if (woken_ || Clock::now() >= until) return;
     work_.wait_until(lock, until);
   }
 }
@@ -77,12 +77,12 @@ std::size_t TensorQueue::new_count() const {
   return new_.size();
 }
 
-void TensorQueue::wait_for_work(Clock::time_point deadline) {
+bool TensorQueue::wait_for_work(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
   sleeping_ = true;
   work_.wait_until(lock, deadline, [&] { return announced_ || woken_ || shutdown_; });
   sleeping_ = false;
-  woken_ = false;
+  return std::exchange(woken_, false);
 }
 
 void TensorQueue::wake() {

@@ -39,8 +39,9 @@ class TensorQueue {
   // queue, fails the entries' handles instead.
   void enqueue(std::vector<TensorEntry> entries, Pickup pickup = Pickup::kBackground);
 
-  // Background thread: blocks until requests for it arrive, wake() is called, or `deadline` passes.
-  void wait_for_work(Clock::time_point deadline);
+  // Background thread: blocks until requests for it arrive, wake() is called, or `deadline` passes. True when
+  // woken by wake(): a thread waits on a handle the background thread has to finish.
+  bool wait_for_work(Clock::time_point deadline);
   void wake();
   // Moves the new requests into `into` (cleared first; its capacity is reused). Each points into its entry, which
   // stays until a cycle take()s it (or close()).
@@ -48,7 +49,8 @@ class TensorQueue {
   bool has_new() const;
   std::size_t new_count() const;
   // Background thread: while framework threads are enqueueing a burst (the last enqueue less than `gap` ago),
-  // sleeps until the burst pauses or `deadline`, so one cycle takes the whole burst. Enqueues do not wake it.
+  // sleeps until the burst pauses, `deadline` passes or wake() is called, so one cycle takes the whole burst.
+  // Enqueues do not wake it.
   void wait_for_quiet(Clock::duration gap, Clock::time_point deadline);
 
   TensorEntry* find(const std::string& name);

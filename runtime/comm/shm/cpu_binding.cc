@@ -14,6 +14,7 @@ std::atomic<int (*)()> compute_threads_query{nullptr};
 std::mutex placement_mutex;
 std::optional<std::vector<int>> started_with;  // guarded by placement_mutex
 std::string last_placement;                    // guarded by placement_mutex
+bool last_bound = false;                       // guarded by placement_mutex
 
 std::optional<std::vector<int>> affinity_of_this_thread() {
   cpu_set_t allowed;
@@ -80,6 +81,7 @@ CpuPlacement place_on_cpus(int local_rank, int local_size, CpuBind mode) {
       placement = {false, affinity_of_this_thread().value_or(std::vector<int>{}), "sched_setaffinity failed"};
     }
   }
+  last_bound = placement.bound;
   last_placement = "CPUs " + cpu_list(placement.cpus) + (placement.bound ? ", bound (" : ", not bound (") +
                    placement.why + ")";
   return placement;
@@ -88,6 +90,26 @@ CpuPlacement place_on_cpus(int local_rank, int local_size, CpuBind mode) {
 std::string last_cpu_placement() {
   std::lock_guard lock(placement_mutex);
   return last_placement;
+}
+
+EngineOverlapDecision decide_engine_overlap(EngineOverlap mode, int cpus, int sharing, int busy) {
+  if (mode == EngineOverlap::kOn) return {true, "HVD_ENGINE_OVERLAP=on"};
+  if (mode == EngineOverlap::kOff) return {false, "HVD_ENGINE_OVERLAP=off"};
+  const std::string load = std::to_string(sharing) + (sharing == 1 ? " rank x " : " ranks x ") +
+                           threads_phrase(busy) + " on " + std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs");
+  if (cpus >= sharing * busy) return {true, "HVD_ENGINE_OVERLAP=auto: a CPU for every busy thread, " + load};
+  return {false, "HVD_ENGINE_OVERLAP=auto: no spare CPU, " + load};
+}
+
+EngineOverlapDecision engine_overlap_here(EngineOverlap mode, int local_size) {
+  const auto cpus = affinity_of_this_thread().value_or(std::vector<int>{});
+  bool bound = false;
+  {
+    std::lock_guard lock(placement_mutex);
+    bound = last_bound;
+  }
+  return decide_engine_overlap(mode, static_cast<int>(cpus.size()), bound ? 1 : std::max(1, local_size),
+                               busy_threads());
 }
 
 std::string cpu_list(const std::vector<int>& cpus) {

@@ -41,6 +41,19 @@ CpuPlacement place_on_cpus(int local_rank, int local_size, CpuBind mode);
 // (HVD_CPU_BIND=auto: ...)".
 std::string last_cpu_placement();
 
-std::string cpu_list(const std::vector<int>& cpus);  // "0-3,6" as /proc/PID/status's Cpus_allowed_list
+std::string cpu_list(const std::vector<int>& cpus);
+
+// Whether the engine reduces while the framework computes (HVD_ENGINE_OVERLAP; what it changes: engine.h). auto:
+// only when every busy thread (busy_threads(), the engine's included) of the ranks sharing the rank's CPUs has one
+// of them; without a spare CPU, each cycle run during the computation takes a core from it.
+struct EngineOverlapDecision {
+  bool overlap = true;
+  std::string why;  // one phrase for the log
+};
+// The decision alone: `cpus` the rank may use, shared by `sharing` ranks (1 when bound to its own share).
+EngineOverlapDecision decide_engine_overlap(EngineOverlap mode, int cpus, int sharing, int busy);
+// From this thread's CPUs now and the last place_on_cpus (bound: its share is its own; else all `local_size` ranks
+// share them).
+EngineOverlapDecision engine_overlap_here(EngineOverlap mode, int local_size);  // "0-3,6" as /proc/PID/status's Cpus_allowed_list
 
 }  // namespace hvd::detail

@@ -55,6 +55,29 @@ TEST_CASE("CPU placement: busy threads are the framework's compute threads and t
   set_compute_threads_query(nullptr);
 }
 
+TEST_CASE("engine overlap auto: on only when every busy thread of the ranks sharing the CPUs has one") {
+  // np=2 with one torch thread each on 2 CPUs (this machine's training loop): no spare CPU for the engines.
+  auto d = decide_engine_overlap(EngineOverlap::kAuto, 2, 2, 2);
+  CHECK_FALSE(d.overlap);
+  CHECK(d.why == "HVD_ENGINE_OVERLAP=auto: no spare CPU, 2 ranks x 2 busy threads on 2 CPUs");
+  // The same rank alone on its host, or bound to a share that holds its threads.
+  d = decide_engine_overlap(EngineOverlap::kAuto, 2, 1, 2);
+  CHECK(d.overlap);
+  CHECK(d.why == "HVD_ENGINE_OVERLAP=auto: a CPU for every busy thread, 1 rank x 2 busy threads on 2 CPUs");
+  CHECK(decide_engine_overlap(EngineOverlap::kAuto, 1, 1, 1).overlap);  // no framework, bound: hvd-bench
+  CHECK_FALSE(decide_engine_overlap(EngineOverlap::kAuto, 8, 4, 3).overlap);
+  CHECK(decide_engine_overlap(EngineOverlap::kAuto, 8, 4, 2).overlap);
+}
+
+TEST_CASE("engine overlap on and off: the user's choice, whatever the CPUs") {
+  auto d = decide_engine_overlap(EngineOverlap::kOn, 1, 4, 3);
+  CHECK(d.overlap);
+  CHECK(d.why == "HVD_ENGINE_OVERLAP=on");
+  d = decide_engine_overlap(EngineOverlap::kOff, 64, 1, 1);
+  CHECK_FALSE(d.overlap);
+  CHECK(d.why == "HVD_ENGINE_OVERLAP=off");
+}
+
 TEST_CASE("CPU list: ranges as Cpus_allowed_list writes them") {
   CHECK(cpu_list({}).empty());
   CHECK(cpu_list({0}) == "0");

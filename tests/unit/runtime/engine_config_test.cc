@@ -31,6 +31,11 @@ TEST_CASE("values parse; bad ones name the variable and the value") {
   CHECK(error_of({{"HOROVOD_FUSION_THRESHOLD", "12MB"}}).find("HOROVOD_FUSION_THRESHOLD='12MB'") != std::string::npos);
   CHECK(error_of({{"HOROVOD_CACHE_CAPACITY", "-1"}}).find("HOROVOD_CACHE_CAPACITY") != std::string::npos);
   CHECK(error_of({{"HOROVOD_LOG_LEVEL", "loud"}}).find("HOROVOD_LOG_LEVEL='loud'") != std::string::npos);
+  CHECK(read_config(env({})).engine_overlap == EngineOverlap::kAuto);
+  CHECK(read_config(env({{"HVD_ENGINE_OVERLAP", "on"}})).engine_overlap == EngineOverlap::kOn);
+  CHECK(read_config(env({{"HVD_ENGINE_OVERLAP", "off"}})).engine_overlap == EngineOverlap::kOff);
+  CHECK(error_of({{"HVD_ENGINE_OVERLAP", "yes"}}) ==
+        "bad HVD_ENGINE_OVERLAP='yes': expected auto (the default), on or off");
   CHECK(error_of({{"HOROVOD_STALL_CHECK_TIME_SECONDS", "10"}, {"HOROVOD_STALL_SHUTDOWN_TIME_SECONDS", "5"}})
             .find("must not be below") != std::string::npos);
 }
