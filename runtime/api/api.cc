@@ -24,7 +24,7 @@ using Member = ProcessSetTable::Member;
 
 // The engine of the op's process set and this rank's place in it; throws (usage) when this rank is not a member.
 Member member_of(std::int32_t process_set, const detail::CallSite& at) {
-  return Runtime::get().process_sets().member(process_set, at.describe());
+  return Runtime::get().process_sets().member(process_set, at);
 }
 
 // By value: the name is usually a temporary (name_or_next), moved in rather than copied again.

@@ -138,20 +138,20 @@ std::vector<ProcessSetInfo> ProcessSetTable::all() const {
   return out;
 }
 
-ProcessSetTable::Member ProcessSetTable::member(std::int32_t id, const std::string& what) {
+ProcessSetTable::Member ProcessSetTable::member(std::int32_t id, const CallSite& at) {
   if (id == 0) return {global_engine_, global_.topology().rank, global_.topology().size, nullptr, nullptr};
   std::shared_ptr<Set> set;
   {
     std::lock_guard lock(mutex_);
     auto it = sets_.find(id);
     if (it == sets_.end()) {
-      throw Error(ErrorKind::kUsage, what + ": process set id " + std::to_string(id) +
+      throw Error(ErrorKind::kUsage, at.describe() + ": process set id " + std::to_string(id) +
                                          " is not registered (never added, or removed); pass a registered set");
     }
     set = it->second;
   }
   if (!set->engine) {
-    throw Error(ErrorKind::kUsage, what + ": rank " + std::to_string(global_.topology().rank) + " is not in " +
+    throw Error(ErrorKind::kUsage, at.describe() + ": rank " + std::to_string(global_.topology().rank) + " is not in " +
                                        describe(set->info) + "; call it only on the set's ranks");
   }
   return {*set->engine, set->info.my_rank, static_cast<int>(set->info.ranks.size()), &set->info.ranks, set};

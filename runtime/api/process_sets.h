@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/api/argument_checks.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/config.h"
 #include "runtime/engine/engine.h"
@@ -43,7 +44,8 @@ class ProcessSetTable {
   ProcessSetInfo info(std::int32_t id) const;  // throws for an unknown id
   std::vector<ProcessSetInfo> all() const;
   // The engine that runs ops on set `id` on this rank, and this rank's place in it; throws hvd::Error (usage)
-  // naming the set and its ranks when this rank is not a member. `what` names the op ("allreduce 'x'").
+  // naming the set and its ranks when this rank is not a member. `at` names the op ("allreduce 'x'"), formatted
+  // only then: this runs for every op.
   struct Member {
     Engine& engine;
     int rank;
@@ -51,7 +53,7 @@ class ProcessSetTable {
     const std::vector<int>* ranks;  // null for the global set (every rank)
     std::shared_ptr<const void> keep;  // keeps a removed set's engine alive while the op is submitted
   };
-  Member member(std::int32_t id, const std::string& what);
+  Member member(std::int32_t id, const CallSite& at);
   void shutdown_all();
   // Elastic: fails what the sets' communicators are blocked in (any thread; Communicator::abort).
   void abort(const std::string& reason) noexcept;

@@ -2,15 +2,23 @@
 //
 // Who runs a cycle. Cycles are collective (every rank runs the same sequence of them) and one at a time per rank:
 // whoever holds cycle_mutex_ runs the next one.
-//  - A framework thread that waits on a handle (Handle::wait) runs the cycle itself when no other thread is in
-//    one: a cached step (a repeated set of tensors) then costs no thread hand-off at all, the waiting thread takes
-//    the step's requests, votes, and runs the fused collective on its own stack. GPU tensors (their streams
-//    belong to the background thread) and a joined rank keep the hand-off.
-//  - The background thread runs the rest: requests nobody waits on (picked up HOROVOD_CYCLE_TIME after they
-//    arrive, or at once when that is 0), requests other ranks are late for (back-off: right after a cycle that
-//    made progress, else 1/8 of the time since the last progress, at most HOROVOD_CYCLE_TIME in the first second,
-//    at most 100 ms after), and, when nothing is in flight, a slow heartbeat (a quarter of the stall check time,
-//    0.1-5 s) that lets the coordinator inspect stalls and hear about shutdowns.
+//  - A framework thread that waits on a handle (Handle::wait) runs cycles itself, until its op is done, when no
+//    other thread is in one: a cached step (a repeated set of tensors) then costs no thread hand-off at all, the
+//    waiting thread takes the step's requests, votes, and runs the fused collective on its own stack. GPU tensors
+//    (their streams belong to the background thread) and a joined rank keep the hand-off.
+//  - The background thread runs the rest: requests nobody waits on, requests other ranks are late for (back-off:
+//    right after a cycle that made progress, else 1/8 of the time since the last progress, at most
+//    HOROVOD_CYCLE_TIME in the first second, at most 100 ms after), and, when nothing is in flight, a slow
+//    heartbeat (a quarter of the stall check time, 0.1-5 s) that lets the coordinator inspect stalls and hear about
+//    shutdowns.
+//    When it picks up a burst of requests (a framework thread enqueueing a step's gradients as backward makes
+//    them) depends on HVD_ENGINE_OVERLAP (cpu_binding.h). On (a spare CPU for this thread): once enqueues pause
+//    for 30 us, at most HOROVOD_CYCLE_TIME after the burst began, a lone request at once; the reductions overlap
+//    the rest of backward. Off (no spare CPU): once they pause for HOROVOD_CYCLE_TIME, at most 10 cycle times
+//    after; every cycle run during the computation would take a core from it (the MLP of
+//    scripts/bench-torch-ddp.sh ran ~70 cycles a step, each a vote all ranks join), so the step's waiter takes the
+//    burst whole, in one cycle. GPU tensors always overlap (the GPU reduces them, on this thread's streams).
+//    HOROVOD_CYCLE_TIME=0: every request at once.
 // A rank that enters a cycle early blocks in the communicator until the others arrive, so ranks that wait for a
 // slow peer sleep there.
 //
