@@ -13,8 +13,10 @@ packages=(
   python3-torch python3-dev pybind11-dev
 )
 
-# `install-deps.sh bench` adds what the benchmarks alone need (torchvision's resnet18 in bench-torch-ddp.sh).
-if [ "${1:-}" = bench ]; then packages+=(python3-torchvision); fi
+# `install-deps.sh bench` adds what the benchmarks alone need: torchvision's resnet18 (bench-torch-ddp.sh), and the
+# BLAS a PyTorch user has: apt installs libopenblas0 with python3-torch (a Recommends), while the --no-install-recommends
+# below leaves torch on the reference BLAS, whose 2-3x slower matrix products would hide what the exchange costs.
+if [ "${1:-}" = bench ]; then packages+=(python3-torchvision libopenblas0); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,10 +6,18 @@ alternate in blocks of steps in the same process, so a slow phase of a shared ma
 steps for tens of seconds) hits both alike, where separate runs compared side by side would blame it on one. Rank 0
 prints one line: 'OVERHEAD model=... plain_ms=... hvd_ms=... ratio=...' with the median over blocks of plain time /
 hvd time (1.0: the exchange costs nothing), its quartiles, and the backward and wait times of both.
+
+--ddp adds a third copy trained by DDP over Gloo in the same processes (one host: its store on 127.0.0.1), in the
+same rotation, and the line gains ddp_ms and ddp_ratio, the median over rotations of DDP's block time / hvd's
+(above 1.0: hvd is faster). It is the side-by-side of scripts/bench-torch-ddp.sh with the machine's phases taken
+out; both sides run in one process each rank, at the same thread count (hvdrun's OMP_NUM_THREADS=1 is torchrun's).
 """
 
 import argparse
+import datetime
+import os
 import statistics
+import sys
 import time
 
 import torch
@@ -26,6 +34,7 @@ def main():
     parser.add_argument("--blocks", type=int, default=30)
     parser.add_argument("--block-steps", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads; 0 leaves torch's default")
+    parser.add_argument("--ddp", action="store_true", help="also time DDP over Gloo in the same rotation")
     args = parser.parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
@@ -37,6 +46,9 @@ def main():
     hvd_opt = hvd.DistributedOptimizer(torch.optim.SGD(hvd_model.parameters(), lr=0.01, momentum=0.9),
                                        named_parameters=hvd_model.named_parameters())
     hvd.broadcast_parameters(hvd_model.state_dict(), root_rank=0)
+    ddp_model = ddp_opt = None
+    if args.ddp:
+        ddp_model, ddp_opt = start_ddp(hvd, model_and_input(args.model, args.batch_size)[0])
 
     def step(model, optimizer, parts, distributed):
         optimizer.zero_grad()
@@ -65,20 +77,52 @@ def main():
         per_step = 1000 / steps
         return (time.perf_counter() - start) * per_step, parts["backward"] * per_step, parts["wait"] * per_step
 
-    block(plain_model, plain_opt, False, 10)  # warm-up: allocations, the response cache
+    block(plain_model, plain_opt, False, 10)  # warm-up: allocations, the response cache, DDP's buckets
     block(hvd_model, hvd_opt, True, 10)
-    plain, dist = [], []
+    if args.ddp:
+        block(ddp_model, ddp_opt, False, 10)
+    plain, dist, ddp = [], [], []
     for _ in range(args.blocks):
         plain.append(block(plain_model, plain_opt, False, args.block_steps))
         dist.append(block(hvd_model, hvd_opt, True, args.block_steps))
+        if args.ddp:
+            ddp.append(block(ddp_model, ddp_opt, False, args.block_steps))
     ratios = sorted(p[0] / d[0] for p, d in zip(plain, dist))
     med = statistics.median
+    line = (f"OVERHEAD model={args.model} np={hvd.size()} plain_ms={med(p[0] for p in plain):.2f} "
+            f"hvd_ms={med(d[0] for d in dist):.2f} ratio={med(ratios):.3f} q1={ratios[len(ratios) // 4]:.3f} "
+            f"q3={ratios[3 * len(ratios) // 4]:.3f} plain_backward_ms={med(p[1] for p in plain):.2f} "
+            f"hvd_backward_ms={med(d[1] for d in dist):.2f} hvd_wait_ms={med(d[2] for d in dist):.2f}")
+    if args.ddp:
+        versus = sorted(b[0] / d[0] for b, d in zip(ddp, dist))
+        line += (f" ddp_ms={med(b[0] for b in ddp):.2f} ddp_ratio={med(versus):.3f} "
+                 f"ddp_q1={versus[len(versus) // 4]:.3f} ddp_q3={versus[3 * len(versus) // 4]:.3f}")
     if hvd.rank() == 0:
-        print(f"OVERHEAD model={args.model} np={hvd.size()} plain_ms={med(p[0] for p in plain):.2f} "
-              f"hvd_ms={med(d[0] for d in dist):.2f} ratio={med(ratios):.3f} q1={ratios[len(ratios) // 4]:.3f} "
-              f"q3={ratios[3 * len(ratios) // 4]:.3f} plain_backward_ms={med(p[1] for p in plain):.2f} "
-              f"hvd_backward_ms={med(d[1] for d in dist):.2f} hvd_wait_ms={med(d[2] for d in dist):.2f}", flush=True)
+        print(line, flush=True)
     hvd.shutdown()
+    if args.ddp:
+        # torch 1.13 can deadlock at exit destroying Gloo's process group (see bench_torch_ddp.py's Side.finish).
+        import torch.distributed as dist_module
+        dist_module.destroy_process_group()
+        sys.stdout.flush()
+        os._exit(0)
+
+
+def start_ddp(hvd, model):
+    """DDP over Gloo beside hvd in this process: rank 0 picks the store's port and hvd tells the others."""
+    import socket
+    import torch.distributed as dist_module
+    from torch.nn.parallel import DistributedDataParallel
+    port = 0
+    if hvd.rank() == 0:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    port = hvd.broadcast_object(port, root_rank=0)
+    dist_module.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=hvd.rank(),
+                                   world_size=hvd.size(), timeout=datetime.timedelta(seconds=120))
+    ddp_model = DistributedDataParallel(model)
+    return ddp_model, torch.optim.SGD(ddp_model.parameters(), lr=0.01, momentum=0.9)
 
 
 if __name__ == "__main__":

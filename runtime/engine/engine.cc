@@ -136,12 +136,18 @@ void Engine::run() {
     // cycle fuses all of it. With a spare CPU the engine reduces while the framework computes: a pause is 30 us,
     // the burst bounded by HOROVOD_CYCLE_TIME, a lone request goes at once. Without one, every cycle run during
     // the computation (a vote every rank joins, a reduction) takes a core from it, so the burst waits for a pause
-    // of HOROVOD_CYCLE_TIME, or for the thread that waits on it (drive), which runs it on its own core. GPU
-    // tensors are reduced by the GPU, on streams this thread drives: they always overlap.
+    // of HOROVOD_CYCLE_TIME (widening while the burst goes on: so does each wake-up of this thread), or for the
+    // thread that waits on it (drive), which runs it on its own core. GPU tensors are reduced by the GPU, on streams
+    // this thread drives: they always overlap.
     const std::chrono::microseconds cycle_time{cycle_time_us_.load(std::memory_order_relaxed)};
     if (cycle_time.count() > 0 && !waited_on) {
       if (!overlap_.overlap && !saw_gpu_.load(std::memory_order_relaxed) && queue_.has_new()) {
-        queue_.wait_for_quiet(cycle_time, Clock::now() + kWholeBurstCycles * cycle_time);
+        // A burst the waiter took leaves nothing for a cycle here: the next one, if it has begun, waits afresh.
+        if (!queue_.wait_for_quiet(cycle_time, Clock::now() + kWholeBurstCycles * cycle_time,
+                                   TensorQueue::Pause::kWidening)) {
+          lock.lock();
+          continue;
+        }
       } else if (queue_.new_count() >= 2) {
         queue_.wait_for_quiet(kBurstGap, Clock::now() + cycle_time);
       }

@@ -63,13 +63,17 @@ void TensorQueue::remove(Entries::iterator it, std::optional<TensorEntry>& into)
   spare_.push_back(std::move(node));
 }
 
-void TensorQueue::wait_for_quiet(Clock::duration gap, Clock::time_point deadline) {
+bool TensorQueue::wait_for_quiet(Clock::duration gap, Clock::time_point deadline, Pause pause) {
   std::unique_lock lock(mutex_);
+  const std::uint64_t takes = takes_;
   while (!shutdown_ && !closed_) {
+    if (takes_ != takes) return false;
     auto until = std::min(last_enqueue_ + gap, deadline);
-    if (woken_ || Clock::now() >= until) return;
+    if (woken_ || Clock::now() >= until) return true;
     work_.wait_until(lock, until);
+    if (pause == Pause::kWidening && !woken_ && Clock::now() < last_enqueue_ + gap) gap *= 2;
   }
+  return true;
 }
 
 std::size_t TensorQueue::new_count() const {
@@ -98,6 +102,7 @@ void TensorQueue::take_new(std::vector<const Request*>& into) {
   std::lock_guard lock(mutex_);
   new_.swap(into);
   announced_ = false;
+  ++takes_;
 }
 
 bool TensorQueue::has_new() const {

@@ -50,8 +50,12 @@ class TensorQueue {
   std::size_t new_count() const;
   // Background thread: while framework threads are enqueueing a burst (the last enqueue less than `gap` ago),
   // sleeps until the burst pauses, `deadline` passes or wake() is called, so one cycle takes the whole burst.
-  // Enqueues do not wake it.
-  void wait_for_quiet(Clock::duration gap, Clock::time_point deadline);
+  // Enqueues do not wake it. kWidening doubles the pause it waits for each time it wakes to find the burst going
+  // on: a few wake-ups per burst rather than one per `gap`, each of which takes a busy core from the burst's
+  // producer or a peer's. Returns false when another thread took the new requests meanwhile (Engine::drive): what
+  // is new now is the next burst, whose own wait starts afresh.
+  enum class Pause { kFixed, kWidening };
+  bool wait_for_quiet(Clock::duration gap, Clock::time_point deadline, Pause pause = Pause::kFixed);
 
   TensorEntry* find(const std::string& name);
   std::optional<TensorEntry> take(const std::string& name);
@@ -78,6 +82,7 @@ class TensorQueue {
   std::exception_ptr closed_;        // guarded by mutex_
   bool woken_ = false;               // guarded by mutex_
   bool announced_ = false;           // guarded by mutex_: new_ holds background pickups
+  std::uint64_t takes_ = 0;          // guarded by mutex_: take_new() calls, to tell a burst taken by another thread
   bool sleeping_ = false;            // guarded by mutex_: in wait_for_work, wants a notify
   Clock::time_point last_enqueue_;   // guarded by mutex_
   bool shutdown_ = false;            // guarded by mutex_
