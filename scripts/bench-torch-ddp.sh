@@ -10,8 +10,8 @@
 #   CEILING=1 ...: each round also runs the ranks alone, exchanging nothing (started as DDP's), and adds two
 #   columns: their samples/s and local/DDP, the ratio that no exchange, however fast, can pass.
 # Workloads: mnist:BATCH (Horovod's MNIST network), resnet18:BATCH (torchvision), mlp200:BATCH (~200 small
-# gradients). Needs the Python package (scripts/build.sh) and python3-torchvision for resnet18
-# (scripts/install-deps.sh bench).
+# gradients). Needs the Python package (scripts/build.sh), and python3-torchvision for resnet18 and OpenBLAS (the
+# BLAS python3-torch recommends; without it torch's compute is 2-3x slower): scripts/install-deps.sh bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workloads=${WORKLOADS:-"mnist:64 resnet18:16 resnet18:32 mlp200:64"}
