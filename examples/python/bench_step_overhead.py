@@ -15,16 +15,17 @@ out; both sides run in one process each rank, at the same thread count (hvdrun's
 
 import argparse
 import datetime
-import os
+import socket
 import statistics
-import sys
 import time
 
 import torch
+import torch.distributed
 import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
 
 import hvd.torch as hvd
-from bench_torch_ddp import MODELS, loss_of, model_and_input
+from bench_torch_ddp import MODELS, exit_past_gloo_teardown, loss_of, model_and_input
 
 
 def main():
@@ -46,7 +47,6 @@ def main():
     hvd_opt = hvd.DistributedOptimizer(torch.optim.SGD(hvd_model.parameters(), lr=0.01, momentum=0.9),
                                        named_parameters=hvd_model.named_parameters())
     hvd.broadcast_parameters(hvd_model.state_dict(), root_rank=0)
-    ddp_model = ddp_opt = None
     if args.ddp:
         ddp_model, ddp_opt = start_ddp(hvd, model_and_input(args.model, args.batch_size)[0])
 
@@ -101,26 +101,19 @@ def main():
         print(line, flush=True)
     hvd.shutdown()
     if args.ddp:
-        # torch 1.13 can deadlock at exit destroying Gloo's process group (see bench_torch_ddp.py's Side.finish).
-        import torch.distributed as dist_module
-        dist_module.destroy_process_group()
-        sys.stdout.flush()
-        os._exit(0)
+        exit_past_gloo_teardown(torch.distributed)
 
 
 def start_ddp(hvd, model):
     """DDP over Gloo beside hvd in this process: rank 0 picks the store's port and hvd tells the others."""
-    import socket
-    import torch.distributed as dist_module
-    from torch.nn.parallel import DistributedDataParallel
     port = 0
     if hvd.rank() == 0:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
     port = hvd.broadcast_object(port, root_rank=0)
-    dist_module.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=hvd.rank(),
-                                   world_size=hvd.size(), timeout=datetime.timedelta(seconds=120))
+    torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=hvd.rank(),
+                                         world_size=hvd.size(), timeout=datetime.timedelta(seconds=120))
     ddp_model = DistributedDataParallel(model)
     return ddp_model, torch.optim.SGD(ddp_model.parameters(), lr=0.01, momentum=0.9)
 

@@ -133,14 +133,21 @@ class Side:
         if self.side == "local":
             return
         self.dist.barrier()
-        self.dist.destroy_process_group()
-        # torch 1.13 can deadlock at exit: the DDP reducer's last reference destroys ProcessGroupGloo, which joins
-        # its worker threads holding the GIL while one of them frees a Python-owned tensor and waits for the GIL
-        # (pytorch/pytorch#56297; seen here as a rank that never exits after printing its result). Everything is
-        # printed and the group destroyed, so leave without running the destructors.
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        os._exit(0)
+        exit_past_gloo_teardown(self.dist)
+
+
+def exit_past_gloo_teardown(dist):
+    """Destroys the process group and exits at once, everything printed.
+
+    torch 1.13 can deadlock at exit: the DDP reducer's last reference destroys ProcessGroupGloo, which joins its
+    worker threads holding the GIL while one of them frees a Python-owned tensor and waits for the GIL
+    (pytorch/pytorch#56297; seen here as a rank that never exits after printing its result). So leave without
+    running the destructors.
+    """
+    dist.destroy_process_group()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(0)
 
 
 def main():
