@@ -30,8 +30,10 @@ if [[ $workloads == *resnet18* ]] && ! $py -c 'import torchvision' 2>/dev/null; 
   echo "bench-torch-ddp: resnet18 needs python3-torchvision: scripts/install-deps.sh bench" >&2; exit 1
 fi
 
-# Which BLAS torch's matrix products run on sets how much of a step is compute: say it, and warn on the reference one.
-blas=$(readlink -f "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libblas.so.3" || true)
+# Which BLAS torch's matrix products run on sets how much of a step is compute: say it, as the interpreter the
+# workers run loads it, and warn on the reference one.
+blas=$($py -c 'import torch; print(next((l.split()[-1] for l in open("/proc/self/maps") if "/libblas.so" in l), ""))' \
+  2>/dev/null || true)
 echo "bench-torch-ddp: torch's BLAS is ${blas:-unknown}" >&2
 if [[ $blas == */blas/libblas.so.3* ]]; then
   echo "bench-torch-ddp: that is the reference BLAS (2-3x slower compute than what python3-torch recommends);" \
