@@ -150,7 +150,22 @@ kill_node() {
   pids="$(cat "$DIR/$host/slurmd.pid") $(ip netns pids "$host")"
   for pid in $pids; do kill -STOP "$pid" 2>/dev/null || true; done
   for pid in $(ip netns pids "$host"); do kill -STOP "$pid" 2>/dev/null || true; done  # forked meanwhile
-  for pid in $pids $(ip netns pids "$host"); do kill -KILL "$pid" 2>/dev/null || true; done
+  # Deepest first: a stopped process whose parent dies before it is in an orphaned process group, which the kernel
+  # sends SIGHUP and SIGCONT, and the agent so woken would report its workers killed before its own end.
+  for pid in $(deepest_first $pids $(ip netns pids "$host")); do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
+# deepest_first PID...: the PIDs, each once, those with more ancestors first.
+deepest_first() {
+  local pid up depth
+  for pid in "$@"; do
+    depth=0 up=$pid
+    # /proc/P/stat: "P (comm) S PPID ..."; comm may hold spaces and parentheses, so read from its last ')'.
+    while [ "$up" -gt 1 ] && up=$(sed 's/.*) [^ ]* \([0-9]*\).*/\1/' "/proc/$up/stat" 2>/dev/null) && [ -n "$up" ]; do
+      depth=$((depth + 1))
+    done
+    echo "$depth $pid"
+  done | sort -k1,1nr -k2,2n -u | awk '!seen[$2]++ {print $2}'
 }
 
 cmd=${1:-}

@@ -57,7 +57,17 @@ void stall_from_witness(const FailureRecord& witness, RootCause& root) {
   root.source = witness.source;
 }
 
-// No rank failed on its own: the rank the earliest consequence blames, if it is one of the job's.
+std::optional<std::size_t> index_of_rank(const std::vector<RankEnding>& endings, int rank) {
+  for (std::size_t i = 0; i < endings.size(); ++i) {
+    if (endings[i].rank == rank) return i;
+  }
+  return std::nullopt;
+}
+
+// No rank failed on its own: the rank the earliest consequence blames, if it is one of the job's. The blame is
+// followed on through ranks that failed because of another themselves (a rank told of a peer's lost link by its
+// host's first witness blames that witness, whose own record blames the peer), so that a chain ending at a rank
+// stopped from outside names no cause.
 std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) {
   std::optional<std::size_t> first;
   for (std::size_t i = 0; i < endings.size(); ++i) {
@@ -66,25 +76,34 @@ std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) 
     if (!first || failure_time(e) < failure_time(endings[*first])) first = i;
   }
   if (!first) return std::nullopt;
-  const RankEnding& witness = endings[*first];
-  for (std::size_t i = 0; i < endings.size(); ++i) {
-    if (endings[i].rank != witness.record->blame.front()) continue;
-    if (endings[i].outside) return std::nullopt;  // stopped from outside: the others' failure is no fault of it
-    RootCause root = rank_cause(endings, i);
-    root.inferred = true;
-    root.time_ms = witness.record->time_ms;
-    if (!endings[i].is_cause_record() && witness.record->stall) {
-      stall_from_witness(*witness.record, root);
-    } else if (!endings[i].is_cause_record()) {
-      root.reason = witness.name + " failed because of it: " + witness.record->reason;
-      if (root.source != "stderr") {  // its own last lines say more than the witness's frames
-        root.details = witness.record->details;
-        root.source = witness.record->source;
-      }
-    }
-    return root;
+  std::size_t witness_at = *first;
+  std::vector<bool> followed(endings.size(), false);
+  followed[witness_at] = true;
+  std::optional<std::size_t> blamed;
+  for (;;) {
+    blamed = index_of_rank(endings, endings[witness_at].record->blame.front());
+    if (!blamed) return std::nullopt;
+    const RankEnding& next = endings[*blamed];
+    if (next.outside) return std::nullopt;  // stopped from outside: the others' failure is no fault of it
+    if (!next.is_consequence() || next.record->blame.empty() || followed[*blamed]) break;
+    followed[*blamed] = true;
+    witness_at = *blamed;
   }
-  return std::nullopt;
+  const RankEnding& witness = endings[witness_at];
+  const std::size_t i = *blamed;
+  RootCause root = rank_cause(endings, i);
+  root.inferred = true;
+  root.time_ms = witness.record->time_ms;
+  if (!endings[i].is_cause_record() && witness.record->stall) {
+    stall_from_witness(*witness.record, root);
+  } else if (!endings[i].is_cause_record()) {
+    root.reason = witness.name + " failed because of it: " + witness.record->reason;
+    if (root.source != "stderr") {  // its own last lines say more than the witness's frames
+      root.details = witness.record->details;
+      root.source = witness.record->source;
+    }
+  }
+  return root;
 }
 
 std::optional<RootCause> first_cause(const std::vector<RankEnding>& endings, const std::vector<HostLoss>& losses) {
@@ -112,7 +131,16 @@ int own_code(const RankEnding& e) {
 
 int exit_code_of(const std::optional<RootCause>& root, const std::vector<RankEnding>& endings, const JobFate& fate) {
   if (fate.signal) return exit_code::kSignalBase + *fate.signal;
-  if (!root) return fate.first_code;
+  if (!root) {
+    // Stopped from outside: the first stop's signal, even when hvdrun heard first of a rank that failed because
+    // of it (on a busy machine a peer's lost link can be reported before the stopped rank's own exit).
+    const RankEnding* first_stop = nullptr;
+    for (const auto& e : endings) {
+      if (!e.outside || !e.signal) continue;
+      if (!first_stop || e.time_ms < first_stop->time_ms) first_stop = &e;
+    }
+    return first_stop ? own_code(*first_stop) : fate.first_code;
+  }
   if (root->host_loss) return exit_code::kAgentLost;
   const RankEnding& e = endings[*root->rank];
   if (e.state == RankEnding::State::kSpawnFailed) return e.code.value_or(fate.first_code);

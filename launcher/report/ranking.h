@@ -7,10 +7,12 @@
 //  - A consequence: a rank whose record blames others (a peer's shutdown, death or stall), or one hvdrun stopped.
 //  - Neither: a rank stopped from outside the job (a stop signal hvdrun did not send: scancel, kill).
 //  - No cause at all, but consequences blaming a rank (it stalled, or left early): that rank, `inferred`, unless it
-//    was stopped from outside. A job with no root cause and a rank stopped from outside was stopped, not failed.
-// Exit code: 128+N when hvdrun was stopped by signal N before anything failed; 4 when the root cause is a lost
-// host; the root cause's own code (128+N for its signal N) when it ended on its own; else the code of the first
-// failure hvdrun saw. An elastic job keeps hvdrun's code (its failures are recovered from).
+//    was stopped from outside; the blame is followed on while the blamed rank's own record blames another. A job
+//    with no root cause and a rank stopped from outside was stopped, not failed.
+// Exit code: 128+N when hvdrun was stopped by signal N before anything failed; with no root cause, 128+N for the
+// signal N that stopped the first rank stopped from outside; 4 when the root cause is a lost host; the root
+// cause's own code (128+N for its signal N) when it ended on its own; else the code of the first failure hvdrun
+// saw. An elastic job keeps hvdrun's code (its failures are recovered from).
 #pragma once
 
 #include <cstddef>

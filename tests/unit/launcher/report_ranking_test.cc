@@ -165,6 +165,63 @@ TEST_CASE("ranks stopped from outside are no causes, nor named by the ranks that
   CHECK(describe_ending(r0) == "was stopped from outside the job (SIGTERM)");
 }
 
+TEST_CASE("a chain of blame that ends at a rank stopped from outside names no cause") {
+  // scancel stops h2's rank 2 first; rank 0 meets its lost link and blames it, and rank 1, told by rank 0 through
+  // their host's shared memory, blames rank 0, a millisecond earlier than rank 0 wrote its own record.
+  auto r0 = exited(0, 130, {}, 15);
+  r0.stopped = true;
+  r0.record = record(FailureRecord::Role::kConsequence, 106, {2});
+  auto r1 = exited(1, 120, 1);
+  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  auto r2 = exited(2, 100, {}, 15);
+  r2.outside = true;
+  auto v = judge({r0, r1, r2}, {}, failed_with(143));
+  CHECK_FALSE(v.root);
+  CHECK(v.outcome == Verdict::Outcome::kStopped);
+  CHECK(v.exit_code == 143);
+}
+
+TEST_CASE("a job stopped from outside exits with the first stop's signal, not a consequence hvdrun heard of first") {
+  auto r1 = exited(1, 101, 1);
+  r1.record = record(FailureRecord::Role::kConsequence, 99, {2});
+  auto r2 = exited(2, 102, {}, 15);
+  r2.outside = true;
+  auto r3 = exited(3, 103, {}, 9);
+  r3.outside = true;
+  auto v = judge({r1, r2, r3}, {}, failed_with(1));
+  CHECK_FALSE(v.root);
+  CHECK(v.outcome == Verdict::Outcome::kStopped);
+  CHECK(v.exit_code == 143);
+}
+
+TEST_CASE("a chain of blame is followed to the rank at its end, named by the rank that blamed it") {
+  auto r0 = exited(0, 130, {}, 15);
+  r0.stopped = true;
+  r0.record = record(FailureRecord::Role::kConsequence, 106, {2});
+  r0.record->reason = "hvd is shut down: receive from rank 2: Connection reset by peer";
+  auto r1 = exited(1, 120, 1);
+  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  auto r2 = exited(2, 131, {}, 15);
+  r2.stopped = true;  // the teardown's, after it had stopped answering
+  auto v = judge({r0, r1, r2}, {}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 2);
+  CHECK(v.root->inferred);
+  CHECK(v.root->reason == "rank 0 failed because of it: hvd is shut down: receive from rank 2: Connection reset by peer");
+  CHECK(v.consequences == std::vector<std::size_t>{1, 0});
+}
+
+TEST_CASE("a cycle of blame ends at the rank where it closes") {
+  auto r0 = exited(0, 130, 1);
+  r0.record = record(FailureRecord::Role::kConsequence, 106, {1});
+  auto r1 = exited(1, 120, 1);
+  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  auto v = judge({r0, r1}, {}, failed_with(1));
+  REQUIRE(v.root);
+  CHECK(*v.root->rank == 1);
+  CHECK(v.root->inferred);
+}
+
 TEST_CASE("a failure of its own among ranks stopped from outside is the root cause") {
   auto r0 = exited(0, 100, {}, 15);
   r0.outside = true;
