@@ -165,7 +165,7 @@ deepest_first() {
       depth=$((depth + 1))
     done
     echo "$depth $pid"
-  done | sort -k1,1nr -k2,2n -u | awk '!seen[$2]++ {print $2}'
+  done | sort -k1,1nr | awk '!seen[$2]++ {print $2}'
 }
 
 cmd=${1:-}

@@ -64,10 +64,28 @@ std::optional<std::size_t> index_of_rank(const std::vector<RankEnding>& endings,
   return std::nullopt;
 }
 
+// The rank at `i`, named by the consequence `witness` that blames it.
+RootCause blamed_cause(const std::vector<RankEnding>& endings, std::size_t i, const RankEnding& witness) {
+  RootCause root = rank_cause(endings, i);
+  root.inferred = true;
+  root.time_ms = witness.record->time_ms;
+  if (endings[i].is_cause_record()) return root;
+  if (witness.record->stall) {
+    stall_from_witness(*witness.record, root);
+  } else {
+    root.reason = witness.name + " failed because of it: " + witness.record->reason;
+    if (root.source != "stderr") {  // its own last lines say more than the witness's frames
+      root.details = witness.record->details;
+      root.source = witness.record->source;
+    }
+  }
+  return root;
+}
+
 // No rank failed on its own: the rank the earliest consequence blames, if it is one of the job's. The blame is
 // followed on through ranks that failed because of another themselves (a rank told of a peer's lost link by its
 // host's first witness blames that witness, whose own record blames the peer), so that a chain ending at a rank
-// stopped from outside names no cause.
+// stopped from outside names no cause; a cycle ends where it closes.
 std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) {
   std::optional<std::size_t> first;
   for (std::size_t i = 0; i < endings.size(); ++i) {
@@ -76,34 +94,18 @@ std::optional<RootCause> inferred_cause(const std::vector<RankEnding>& endings) 
     if (!first || failure_time(e) < failure_time(endings[*first])) first = i;
   }
   if (!first) return std::nullopt;
-  std::size_t witness_at = *first;
   std::vector<bool> followed(endings.size(), false);
-  followed[witness_at] = true;
-  std::optional<std::size_t> blamed;
-  for (;;) {
-    blamed = index_of_rank(endings, endings[witness_at].record->blame.front());
+  for (std::size_t witness = *first;;) {
+    followed[witness] = true;
+    const auto blamed = index_of_rank(endings, endings[witness].record->blame.front());
     if (!blamed) return std::nullopt;
     const RankEnding& next = endings[*blamed];
     if (next.outside) return std::nullopt;  // stopped from outside: the others' failure is no fault of it
-    if (!next.is_consequence() || next.record->blame.empty() || followed[*blamed]) break;
-    followed[*blamed] = true;
-    witness_at = *blamed;
-  }
-  const RankEnding& witness = endings[witness_at];
-  const std::size_t i = *blamed;
-  RootCause root = rank_cause(endings, i);
-  root.inferred = true;
-  root.time_ms = witness.record->time_ms;
-  if (!endings[i].is_cause_record() && witness.record->stall) {
-    stall_from_witness(*witness.record, root);
-  } else if (!endings[i].is_cause_record()) {
-    root.reason = witness.name + " failed because of it: " + witness.record->reason;
-    if (root.source != "stderr") {  // its own last lines say more than the witness's frames
-      root.details = witness.record->details;
-      root.source = witness.record->source;
+    if (!next.is_consequence() || next.record->blame.empty() || followed[*blamed]) {
+      return blamed_cause(endings, *blamed, endings[witness]);
     }
+    witness = *blamed;
   }
-  return root;
 }
 
 std::optional<RootCause> first_cause(const std::vector<RankEnding>& endings, const std::vector<HostLoss>& losses) {

@@ -5,7 +5,7 @@
 # missing rank 3 with its host and pid; exit 143 (the first stop's SIGTERM). A node failure (h2's slurmd, step
 # daemon, agent and workers SIGKILLed) makes hvdrun exit 4 naming h2 and stop h1's workers; hvdrun SIGKILLed leaves
 # no agent or worker behind.
-# Both hold on a loaded machine (8 runs of 8 beside three busy loops): the scancel verdict follows the blame from
+# Both hold on a loaded machine (16 runs of 16 beside three busy loops): the scancel verdict follows the blame from
 # rank 1 through rank 0 to the rank scancel stopped, whichever hvdrun heard of first; kill-node kills h2's processes
 # deepest first, so that no parent's death wakes the stopped agent to report its killed workers.
 source "$(dirname "$0")/slurm_lib.bash"

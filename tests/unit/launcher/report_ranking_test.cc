@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include "launcher/report/job_report.h"
 #include "launcher/report/ranking.h"
 
@@ -28,6 +30,17 @@ FailureRecord record(FailureRecord::Role role, std::int64_t time_ms, std::vector
   r.time_ms = time_ms;
   r.blame = std::move(blame);
   return r;
+}
+
+// Rank 0, stopped by the teardown, recorded that rank 2's link was lost; rank 1, told by rank 0, blames rank 0.
+std::pair<RankEnding, RankEnding> rank1_blames_rank0_who_blames_rank2() {
+  auto r0 = exited(0, 130, {}, 15);
+  r0.stopped = true;
+  r0.record = record(FailureRecord::Role::kConsequence, 106, {2});
+  r0.record->reason = "hvd is shut down: receive from rank 2: Connection reset by peer";
+  auto r1 = exited(1, 120, 1);
+  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  return {r0, r1};
 }
 
 JobFate failed_with(int code) {
@@ -168,11 +181,7 @@ TEST_CASE("ranks stopped from outside are no causes, nor named by the ranks that
 TEST_CASE("a chain of blame that ends at a rank stopped from outside names no cause") {
   // scancel stops h2's rank 2 first; rank 0 meets its lost link and blames it, and rank 1, told by rank 0 through
   // their host's shared memory, blames rank 0, a millisecond earlier than rank 0 wrote its own record.
-  auto r0 = exited(0, 130, {}, 15);
-  r0.stopped = true;
-  r0.record = record(FailureRecord::Role::kConsequence, 106, {2});
-  auto r1 = exited(1, 120, 1);
-  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  auto [r0, r1] = rank1_blames_rank0_who_blames_rank2();
   auto r2 = exited(2, 100, {}, 15);
   r2.outside = true;
   auto v = judge({r0, r1, r2}, {}, failed_with(143));
@@ -195,12 +204,7 @@ TEST_CASE("a job stopped from outside exits with the first stop's signal, not a 
 }
 
 TEST_CASE("a chain of blame is followed to the rank at its end, named by the rank that blamed it") {
-  auto r0 = exited(0, 130, {}, 15);
-  r0.stopped = true;
-  r0.record = record(FailureRecord::Role::kConsequence, 106, {2});
-  r0.record->reason = "hvd is shut down: receive from rank 2: Connection reset by peer";
-  auto r1 = exited(1, 120, 1);
-  r1.record = record(FailureRecord::Role::kConsequence, 105, {0});
+  auto [r0, r1] = rank1_blames_rank0_who_blames_rank2();
   auto r2 = exited(2, 131, {}, 15);
   r2.stopped = true;  // the teardown's, after it had stopped answering
   auto v = judge({r0, r1, r2}, {}, failed_with(1));
