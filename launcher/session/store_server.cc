@@ -16,9 +16,9 @@ void StoreServer::handle(const std::shared_ptr<FramedConnection>& client, const 
     timer->expires_after(std::chrono::milliseconds(request.value("timeout_ms", 30000)));
     std::weak_ptr<FramedConnection> weak = client;
     timer->async_wait([this, weak, key, timer](std::error_code ec) {
-      if (ec) return;  // cancelled: the key arrived
-      auto& list = waiters_[key];
-      std::erase_if(list, [&](const Waiter& w) { return w.timer == timer; });
+      // A timer that expired as the key arrived has its handler queued already, which cancel() cannot stop: the
+      // key's arrival took the waiter off the list and answered it, and a request gets one reply.
+      if (ec || !drop_waiter(key, timer)) return;
       if (auto c = weak.lock()) c->send({{"ok", false}, {"error", "timed out waiting for key '" + key + "'"}});
     });
     waiters_[key].push_back({client, timer});
@@ -47,6 +47,14 @@ void StoreServer::set(const std::string& key, const std::string& value) {
 
 void StoreServer::reply_value(const std::shared_ptr<FramedConnection>& client, const std::string& value) {
   client->send({{"ok", true}, {"value", value}});
+}
+
+bool StoreServer::drop_waiter(const std::string& key, const std::shared_ptr<asio::steady_timer>& timer) {
+  auto it = waiters_.find(key);
+  if (it == waiters_.end()) return false;
+  const auto dropped = std::erase_if(it->second, [&](const Waiter& w) { return w.timer == timer; });
+  if (it->second.empty()) waiters_.erase(it);
+  return dropped > 0;
 }
 
 void StoreServer::wake_waiters(const std::string& key) {

@@ -34,6 +34,8 @@ class StoreServer {
   };
   void reply_value(const std::shared_ptr<FramedConnection>& client, const std::string& value);
   void wake_waiters(const std::string& key);
+  // Takes the timed-out waiter off its key's list; false when the key's arrival took it off (and answered it).
+  bool drop_waiter(const std::string& key, const std::shared_ptr<asio::steady_timer>& timer);
 
   asio::io_context& io_;
   std::map<std::string, std::string> values_;

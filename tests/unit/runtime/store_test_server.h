@@ -97,8 +97,8 @@ class StoreService {
       auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(m.value("timeout_ms", 0)));
       waiters_.push_back({weak, key, timer});
       timer->async_wait([this, timer, weak, key](std::error_code ec) {
-        if (ec) return;  // answered by a set
-        std::erase_if(waiters_, [&](const Waiter& w) { return w.timer == timer; });
+        // A set that came as the timer expired answered it already (cancel() cannot stop a queued handler).
+        if (ec || std::erase_if(waiters_, [&](const Waiter& w) { return w.timer == timer; }) == 0) return;
         if (auto c = weak.lock()) c->send({{"ok", false}, {"error", "timed out waiting for key '" + key + "'"}});
       });
     } else if (op == "rendezvous") {
