@@ -7,6 +7,8 @@ package is the Python face of them (hvd.torch._C is the binding).
 
 import torch  # noqa: F401  (first: the binding links libtorch_python, which torch's import initializes)
 
+import hvd.common  # noqa: F401  (before _C, which uses the types hvd.common._core registers)
+
 try:
     from hvd.torch import _C  # noqa: F401
 except ImportError as e:
@@ -33,7 +35,7 @@ from hvd.torch.sparse import sparse_allreduce_async
 from hvd.torch.optimizer import DistributedOptimizer
 from hvd.torch.sync_batch_norm import SyncBatchNorm
 from hvd.torch import elastic  # noqa: E402  (hvd.elastic: after the API it uses)
-from hvd.torch import failure_record as _failure_record
+from hvd.common import failure_record as _failure_record
 
 _failure_record.install()  # under hvdrun: an uncaught exception goes to this rank's error file for the report
 

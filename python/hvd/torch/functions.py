@@ -1,17 +1,17 @@
 """Broadcasting training state, as horovod.torch.functions: parameters, optimizer state and Python objects.
 
-Parameters go through hvd_torch's broadcast_parameters (in place, one named broadcast each); objects travel
-pickled through hvd_torch's broadcast_object. Optimizer state is root's state_dict() everywhere: its layout and
-scalars pickled, its tensors broadcast in place, then load_state_dict() on the other ranks.
+Parameters go through hvd_torch's broadcast_parameters (in place, one named broadcast each); objects are
+hvd.common's broadcast_object and allgather_object (pickled, the same for every framework). Optimizer state is
+root's state_dict() everywhere: its layout and scalars pickled, its tensors broadcast in place, then
+load_state_dict() on the other ranks.
 """
-
-import pickle
 
 import torch
 
 from hvd.torch import _C
+from hvd.common.objects import allgather_object, broadcast_object
 from hvd.torch.basics import check_process_set, global_process_set, rank
-from hvd.torch.mpi_ops import allgather, broadcast_async_, synchronize
+from hvd.torch.mpi_ops import broadcast_async_, synchronize
 
 
 def _broadcast_named(named, root_rank, process_set):
@@ -119,33 +119,3 @@ def broadcast_optimizer_state(optimizer, root_rank=0, model=None, process_set=gl
     if rank() != root_rank:
         # load_state_dict maps root's ids onto this rank's parameters by position.
         optimizer.load_state_dict({"state": state, "param_groups": layout["param_groups"]})
-
-
-def broadcast_object(obj, root_rank=0, name=None, process_set=global_process_set):
-    """Returns root_rank's `obj` (pickled) on every rank."""
-    if check_process_set(process_set, "broadcast_object") == 0:
-        data = pickle.dumps(obj) if rank() == root_rank else b""
-        return pickle.loads(_C.broadcast_object(data, root_rank, name or ""))
-    # Another set: the length, then the bytes, each a broadcast among its ranks.
-    base = name or "broadcast_object"
-    data = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8) if rank() == root_rank else None
-    length = torch.tensor([data.numel() if data is not None else 0], dtype=torch.int64)
-    synchronize(broadcast_async_(length, root_rank, name=base + ".size", process_set=process_set))
-    if data is None:
-        data = torch.empty(int(length.item()), dtype=torch.uint8)
-    synchronize(broadcast_async_(data, root_rank, name=base + ".bytes", process_set=process_set))
-    return pickle.loads(data.numpy().tobytes())
-
-
-def allgather_object(obj, name=None, process_set=global_process_set):
-    """Returns the list of every rank's `obj` (pickled), in rank order."""
-    check_process_set(process_set, "allgather_object")
-    data = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8)
-    base = name or "allgather_object"
-    sizes = allgather(torch.tensor([data.numel()], dtype=torch.int64), name=base + ".sizes", process_set=process_set)
-    gathered = allgather(data, name=base + ".bytes", process_set=process_set).numpy().tobytes()
-    objects, offset = [], 0
-    for size in sizes.tolist():
-        objects.append(pickle.loads(gathered[offset:offset + size]))
-        offset += size
-    return objects

@@ -8,6 +8,7 @@ so the engine fuses the ready ones as it fuses any ops; the group's handle is do
 
 import torch
 
+from hvd.common import _core
 from hvd.torch import _C
 from hvd.torch.basics import Average, Sum, check_process_set, global_process_set, started
 from hvd.torch.compression import Compression
@@ -72,7 +73,7 @@ class _GroupedAllgather(torch.autograd.Function):
         reduced = _C.grouped_allreduce_async(grads, False, Average, 1.0, 1.0, "", ctx.ps).wait()
         rows = _C.allgather_async(torch.tensor(ctx.rows, dtype=torch.int64), "", ctx.ps).wait()
         rows = rows.view(-1, len(grads))
-        offsets = rows[:_C.process_set_rank(ctx.ps)].sum(0).tolist()
+        offsets = rows[:_core.process_set_rank(ctx.ps)].sum(0).tolist()
         return (None, None, *[g.narrow(0, int(o), n) for g, o, n in zip(reduced, offsets, ctx.rows)])
 
 
@@ -109,7 +110,7 @@ class _GroupedReducescatter(torch.autograd.Function):
     def backward(ctx, *grads):
         gathered = GroupHandle([_C.allgather_async(g.contiguous(), "", ctx.ps) for g in grads]).wait()
         if ctx.op == Sum:  # Horovod's rule, as for reducescatter
-            set_size = len(_C.process_set_ranks(ctx.ps))
+            set_size = len(_core.process_set_ranks(ctx.ps))
             gathered = [g * set_size for g in gathered]
         return (None, None, None, *gathered)
 

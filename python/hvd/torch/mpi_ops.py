@@ -10,8 +10,9 @@ import warnings
 
 import torch
 
+from hvd.common import _core
 from hvd.torch import _C
-from hvd.torch.basics import (Average, HorovodInternalError, Sum, _refine, check_process_set, global_process_set,
+from hvd.torch.basics import (Average, HorovodInternalError, Sum, refine, check_process_set, global_process_set,
                               rank, started)
 from hvd.torch.compression import Compression
 
@@ -25,7 +26,7 @@ def _reduce_op(op, average, what):
         return Average if average else Sum
     if op is None:
         return Average
-    if not isinstance(op, _C.ReduceOp):
+    if not isinstance(op, _core.ReduceOp):
         raise ValueError(f"hvd.torch.{what}: op={op!r} is not a reduction; use hvd.Average, hvd.Sum, hvd.Adasum, "
                          "hvd.Min, hvd.Max or hvd.Product")
     return op
@@ -40,7 +41,7 @@ def _blocking(call, *args):
     try:
         return call(*args)
     except HorovodInternalError as e:
-        raise _refine(e) from None
+        raise refine(e) from None
 
 
 def _is_integer(tensor):
@@ -235,7 +236,7 @@ class _Allgather(torch.autograd.Function):
         # Horovod's rule: the gradient is averaged over ranks, then each rank takes its own rows.
         grad = _C.allreduce(grad_output.contiguous(), False, Average, 1.0, 1.0, "", ctx.ps)
         rows = _C.allgather_async(torch.tensor([ctx.rows], dtype=torch.int64), "", ctx.ps).wait()
-        offset = int(rows[:_C.process_set_rank(ctx.ps)].sum())
+        offset = int(rows[:_core.process_set_rank(ctx.ps)].sum())
         return grad.narrow(0, offset, ctx.rows), None, None
 
 
@@ -350,10 +351,10 @@ def synchronize(handle):
 def barrier(process_set=global_process_set):
     """Returns once every rank has called barrier()."""
     ps = check_process_set(process_set, "barrier")
-    _blocking(_C.barrier, ps)
+    _blocking(_core.barrier, ps)
 
 
 def join(device=-1):
     """This rank has no more data: until every rank has joined, its part in other ranks' allreduces is zeros.
     Returns the last rank to join."""
-    return _C.join()
+    return _core.join()

@@ -8,6 +8,7 @@ gradient is Horovod's: the upstream gradients allgathered, times the number of r
 
 import torch
 
+from hvd.common import _core
 from hvd.torch import _C
 from hvd.torch.basics import Adasum, Average, Sum, check_process_set, global_process_set, started
 from hvd.torch.compression import Compression
@@ -61,7 +62,7 @@ class _Reducescatter(torch.autograd.Function):
         # does): the upstream gradients allgathered, times the number of ranks for Sum.
         grad = _C.allgather_async(grad_output.contiguous(), "", ctx.ps).wait()
         if ctx.op == Sum:
-            grad = grad * len(_C.process_set_ranks(ctx.ps))
+            grad = grad * len(_core.process_set_ranks(ctx.ps))
         return grad, None, None, None
 
 

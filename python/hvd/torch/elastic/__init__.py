@@ -14,7 +14,8 @@ last commit, re-forms the job in process (ranks and size may change) and calls t
 Outside an elastic job the same script runs unchanged: run() syncs once and calls the function once.
 """
 
-from hvd.torch.elastic.runner import HostsUpdatedInterrupt, enabled, generation, reset, run
+from hvd.common.elastic import enabled, generation, reset, run
+from hvd.common.exceptions import HostsUpdatedInterrupt
 from hvd.torch.elastic.sampler import ElasticSampler
 from hvd.torch.elastic.state import ObjectState, State, TorchState
 

@@ -11,74 +11,10 @@ import copy
 
 import torch
 
+from hvd.common.elastic import ObjectState, State  # noqa: F401  (horovod.torch.elastic.state has both)
 from hvd.torch.basics import rank
-from hvd.torch.elastic.runner import HostsUpdatedInterrupt, hosts_updated
 from hvd.torch.elastic.sampler import ElasticSampler
 from hvd.torch.functions import broadcast_object, broadcast_optimizer_state, broadcast_parameters
-
-
-class State:
-    """The base of every state: save/restore/sync are the subclass's; commit and the reset callbacks are here."""
-
-    def __init__(self, bcast_object=None, get_rank=None):
-        self._bcast_object = bcast_object or broadcast_object
-        self._rank = get_rank or rank
-        self._reset_callbacks = []
-
-    def register_reset_callbacks(self, callbacks):
-        """Functions called after each reset, before sync() (e.g. to scale the learning rate by hvd.size())."""
-        self._reset_callbacks.extend(callbacks)
-
-    def on_reset(self):
-        self.reset()
-        for callback in self._reset_callbacks:
-            callback()
-
-    def commit(self):
-        """Saves the state, then raises HostsUpdatedInterrupt on every rank if hosts were added or removed."""
-        self.save()
-        self.check_host_updates()
-
-    def check_host_updates(self):
-        if hosts_updated():
-            raise HostsUpdatedInterrupt(False)
-
-    def save(self):
-        raise NotImplementedError(f"{type(self).__name__}.save")
-
-    def restore(self):
-        raise NotImplementedError(f"{type(self).__name__}.restore")
-
-    def sync(self):
-        raise NotImplementedError(f"{type(self).__name__}.sync")
-
-    def reset(self):
-        pass
-
-
-class ObjectState(State):
-    """Keeps its keyword arguments as attributes (state.epoch, ...): save() copies them, sync() gives every rank
-    rank 0's (pickled)."""
-
-    def __init__(self, bcast_object=None, get_rank=None, **kwargs):
-        self._saved_state = kwargs
-        self._set_attrs()
-        super().__init__(bcast_object=bcast_object, get_rank=get_rank)
-
-    def save(self):
-        self._saved_state = {name: copy.deepcopy(getattr(self, name)) for name in self._saved_state}
-
-    def restore(self):
-        self._set_attrs()
-
-    def sync(self):
-        if self._saved_state:
-            self._saved_state = self._bcast_object(self._saved_state)
-            self._set_attrs()
-
-    def _set_attrs(self):
-        for name, value in self._saved_state.items():
-            setattr(self, name, copy.deepcopy(value))
 
 
 def _snapshot(value, previous):

@@ -9,5 +9,5 @@ from hvd.torch import __all__  # noqa: F401
 for _name in ("mpi_ops", "compression", "functions", "optimizer", "elastic"):
     sys.modules[f"{__name__}.{_name}"] = getattr(_hvd_torch, _name)
 # horovod.torch.elastic's submodules, for scripts that import from them.
-for _name in ("state", "sampler", "runner"):
+for _name in ("state", "sampler"):
     sys.modules[f"{__name__}.elastic.{_name}"] = getattr(_hvd_torch.elastic, _name)

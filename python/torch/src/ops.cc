@@ -100,13 +100,6 @@ Handle reducescatter_async(at::Tensor tensor, ReduceOp op, std::string name, std
 }  // namespace
 
 void register_ops(py::module_& m) {
-  py::enum_<ReduceOp>(m, "ReduceOp")
-      .value("Average", ReduceOp::kAverage)
-      .value("Sum", ReduceOp::kSum)
-      .value("Adasum", ReduceOp::kAdasum)
-      .value("Min", ReduceOp::kMin)
-      .value("Max", ReduceOp::kMax)
-      .value("Product", ReduceOp::kProduct);
   m.def("allreduce_async", &allreduce_async, py::arg("tensor"), py::arg("in_place"), py::arg("op"),
         py::arg("prescale_factor"), py::arg("postscale_factor"), py::arg("name"), py::arg("process_set_id") = 0);
   m.def("allreduce", &allreduce, py::arg("tensor"), py::arg("in_place"), py::arg("op"), py::arg("prescale_factor"),
@@ -120,9 +113,6 @@ void register_ops(py::module_& m) {
         py::arg("process_set_id") = 0);
   m.def("reducescatter_async", &reducescatter_async, py::arg("tensor"), py::arg("op"), py::arg("name"),
         py::arg("process_set_id") = 0);
-  m.def("barrier", py::overload_cast<std::int32_t>(&hvd::barrier), py::arg("process_set_id") = 0,
-        py::call_guard<py::gil_scoped_release>());
-  m.def("join", &hvd::join, py::call_guard<py::gil_scoped_release>(), "Returns the last rank to join");
 }
 
 }  // namespace hvd::python

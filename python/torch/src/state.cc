@@ -1,6 +1,5 @@
-// Broadcasting state through hvd_torch (parameters in place, pickled objects as bytes) and its fp16 compression.
-#include <string>
-
+// Broadcasting parameters in place through hvd_torch, and its fp16 compression. (Pickled objects are
+// hvd.common's: they need no torch.)
 #include "binding.h"
 #include "hvd/torch.h"
 
@@ -12,17 +11,6 @@ void register_state(py::module_& m) {
       [](const hvd::torch::NamedTensors& named, int root) { hvd::torch::broadcast_parameters(named, root); },
       py::arg("named_tensors"), py::arg("root_rank"), py::call_guard<py::gil_scoped_release>(),
       "Root's tensors everywhere, in place; names must be the same on all ranks");
-  m.def(
-      "broadcast_object",
-      [](const py::bytes& bytes, int root, const std::string& name) {
-        std::string data = bytes;
-        {
-          py::gil_scoped_release no_gil;
-          data = hvd::torch::broadcast_object(data, root, name);
-        }
-        return py::bytes(data);
-      },
-      py::arg("data"), py::arg("root_rank"), py::arg("name"));
   m.def("compress_fp16", [](const at::Tensor& t) { return hvd::torch::compress(t, hvd::torch::Compression::kFP16); });
   m.def("decompress_fp16", [](const at::Tensor& t, const py::object& dtype) {
     return hvd::torch::decompress(t, ::torch::python::detail::py_object_to_dtype(dtype),

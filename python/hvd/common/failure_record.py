@@ -1,6 +1,7 @@
 """Why this rank failed, for hvdrun's report: an uncaught exception's type, message and last traceback frames go
 to the file HVD_ERROR_FILE names (the format is common/failure_record.h's), as torchrun's @record does with
-TORCHELASTIC_ERROR_FILE. Importing hvd.torch installs the hook when hvdrun's agent set the variable.
+TORCHELASTIC_ERROR_FILE. Importing a framework module (hvd.torch, ...) installs the hook when hvdrun's agent set
+the variable.
 
 A cause, unless the exception is an hvd error that another rank is at fault for: its `peer`, or the consequence
 libhvd's engine recorded when another rank's shutdown, death or stall stopped it (kept, with this traceback).
@@ -38,9 +39,9 @@ def record(path, kind, value, tb):
     entry = {"role": "cause", "reason": f"{kind.__name__}: {lines[0]}" if lines[0] else kind.__name__,
              "details": [line for f in frames for line in f.rstrip("\n").split("\n")] + lines[1:12],
              "source": "python", "time_ms": int(time.time() * 1000)}
-    from hvd.torch import _C
-    if isinstance(value, _C.HorovodInternalError):
-        _as_consequence(path, entry, value, _rank(_C))
+    from hvd.common import _core
+    if isinstance(value, _core.HorovodInternalError):
+        _as_consequence(path, entry, value, _rank(_core))
     _write(path, entry)
 
 
