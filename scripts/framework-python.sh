@@ -7,7 +7,7 @@
 #   mxnet       PyPI's mxnet 1.9.1, in an environment of its own (numpy 1.23.5: 1.9.1 needs its removed aliases)
 # Each environment other than torch is a venv of /usr/bin/python3 holding exactly scripts/framework-envs/NAME.txt,
 # made by scripts/install-framework-env.sh NAME under $HVD_ENV_CACHE (default ~/.cache/hvd/envs), outside the work
-# tree and keyed by a hash of that file and the interpreter's version: a changed pin makes a new environment.
+# tree and keyed by a hash of that file's pins and the interpreter's version: a changed pin makes a new environment.
 # `framework-python.sh --env-dir NAME` prints the folder the environment has, or will have, instead.
 # Exit: 0 printed; 1 the environment is not installed (the message says the command that installs it); 2 an
 # unknown name or bad usage.
@@ -41,7 +41,8 @@ if [ ! -f "$pins" ]; then
   echo "framework-python.sh: hvd has no $name environment yet ($pins is missing)" >&2
   exit 1
 fi
-key=$( { cat "$pins"; "$base_python" -c 'import sys; print(sys.version)'; } | sha256sum | cut -c1-12)
+# Comments do not count: rewording one makes no new environment.
+key=$( { grep -v '^#' "$pins"; "$base_python" -c 'import sys; print(sys.version)'; } | sha256sum | cut -c1-12)
 dir=${HVD_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hvd/envs}/$name-$key
 if [ "$mode" = env-dir ]; then echo "$dir"; exit 0; fi
 if [ ! -f "$dir/.complete" ]; then

@@ -20,6 +20,11 @@ for name in "$@"; do
       -r "$here/framework-envs/$name.txt"
     "$dir/bin/python" -m pip check >&2
     touch "$dir/.complete"
+    # Left behind by an interrupted install of other pins (never usable), unless an install holds it now.
+    for old in "${dir%-*}"-*/; do
+      old=${old%/}
+      if [ "$old" != "$dir" ] && [ ! -f "$old/.complete" ]; then flock -n "$old.lock" rm -rf "$old" || true; fi
+    done
     echo "install-framework-env: $name installed in $(( $(date +%s) - start )) s ($(du -sh "$dir" | cut -f1))" >&2
   ) 9>"$dir.lock"
 done

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# The framework environments the tests use (scripts/framework-python.sh): cached outside the work tree, keyed by pins.
+scripts/install-framework-env.sh mxnet tensorflow
 # -DHVD_SKIP= : a reused build/ keeps cache variables, and a folder left out would drop its tests.
 scripts/build.sh -DHVD_FOR_TESTS=ON -DHVD_SKIP=
 scripts/test-gates.sh list build

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,11 @@ class HVD_API Handle {
   void wait() const;  // blocks until done; rethrows the op's error
   // Waits at most `timeout`; returns false if still running; rethrows the op's error when done.
   bool wait_for(std::chrono::milliseconds timeout) const;
+  // Runs `callback` once the op is done, successfully or not (wait() then returns or rethrows at once): on the
+  // engine's thread that completed it, or on this thread at once if it is done already. For frameworks whose own
+  // engines take a completion callback (TensorFlow's async kernels, MXNet's engine): the callback must not block.
+  // Without a thread waiting on it, the op runs on the engine's background thread.
+  void on_done(std::function<void()> callback) const;
 
   // After wait(): the output view (allgather, alltoall, reducescatter), received splits (alltoall), the last
   // rank to join (join).

@@ -37,6 +37,12 @@ bool Handle::wait_for(std::chrono::milliseconds timeout) const {
   return true;
 }
 
+void Handle::on_done(std::function<void()> callback) const {
+  if (!callback) throw Error(ErrorKind::kUsage, "hvd::Handle::on_done: empty callback");
+  checked(state_);
+  state_->add_on_done(std::move(callback));
+}
+
 const TensorView& Handle::output() const { return checked(state_).output; }
 const std::vector<std::int64_t>& Handle::received_splits() const { return checked(state_).received_splits; }
 int Handle::last_joined_rank() const { return checked(state_).last_joined_rank; }

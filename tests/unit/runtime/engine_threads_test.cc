@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <functional>
+#include <future>
 #include <thread>
 
 #include "engine_thread_comm.h"
@@ -106,6 +107,40 @@ TEST_CASE("a dtype mismatch fails on every rank with the ranks named, and the jo
     float f[3] = {1, 1, 1};
     allreduce(e, rank, "next", f, f, 3).wait();
     CHECK(f[0] == 2.0f);
+  });
+}
+
+TEST_CASE("on_done: the callback runs once the op is done with no thread waiting, and at once when added after") {
+  Job job(2);
+  job.on_all([](int rank, Engine& e) {
+    float buf[3] = {1, 2, 3};
+    auto h = allreduce(e, rank, "grad/done", buf, buf, 3);
+    std::promise<float> seen;  // what the callback read: the result is complete when it runs
+    int calls = 0;
+    h.on_done([&] {
+      ++calls;
+      seen.set_value(buf[2]);
+    });
+    auto result = seen.get_future();
+    REQUIRE(result.wait_for(10s) == std::future_status::ready);  // nobody called wait(): the engine's thread ran it
+    CHECK(result.get() == 6.0f);
+    CHECK(h.poll());
+    bool late = false;
+    h.on_done([&] { late = true; });  // done already: runs here, now
+    CHECK(late);
+    CHECK(calls == 1);
+  });
+}
+
+TEST_CASE("on_done: a failed op's callback runs too, and wait() then rethrows its error") {
+  Job job(2);
+  job.on_all([](int rank, Engine& e) {
+    std::int32_t buf[4] = {1, 2, 3, 4};
+    auto h = allreduce(e, rank, "grad/bad", buf, buf, 4, rank == 1 ? DataType::kInt32 : DataType::kFloat32);
+    std::promise<void> ran;
+    h.on_done([&] { ran.set_value(); });
+    REQUIRE(ran.get_future().wait_for(10s) == std::future_status::ready);
+    CHECK_THROWS_AS(h.wait(), Error);
   });
 }
 
