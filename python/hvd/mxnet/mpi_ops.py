@@ -22,6 +22,8 @@ from hvd.common.basics import Average, Sum
 from hvd.mxnet import _mx
 
 _counters = {}
+# What _mx maps to hvd's types (mxnet_library.cc, to_hvd_dtype); checked here so a bad call raises at once.
+_DTYPES = {"float16", "float32", "float64", "uint8", "int8", "int16", "uint16", "int32", "int64", "bool"}
 
 
 def _name(kind, name):
@@ -58,6 +60,11 @@ def _wait(*arrays):
 def _handle(array):
     if not isinstance(array, mx.nd.NDArray):
         raise ValueError(f"hvd.mxnet: expected an mxnet.nd.NDArray, got {type(array).__name__}")
+    if np.dtype(array.dtype).name not in _DTYPES:
+        raise ValueError(f"hvd.mxnet: dtype {np.dtype(array.dtype).name} is not supported (supported: "
+                         f"{', '.join(sorted(_DTYPES))})")
+    if array.context.device_type == "gpu":
+        raise ValueError("hvd.mxnet: GPU NDArrays are not supported yet; copy to mx.cpu() first")
     if array.stype != "default":
         raise ValueError(f"hvd.mxnet: sparse NDArrays ({array.stype}) are not supported; use tostype('default')")
     return array.handle.value

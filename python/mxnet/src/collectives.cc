@@ -1,6 +1,6 @@
-// The collectives as Python calls them: each describes its arrays now (on the calling thread, while Python holds
-// them) and pushes the hvd op on MXNet's engine. MXNet keeps the arrays' memory until the op completes (a freed
-// array's memory is released by an engine operation ordered after every pending operation on it).
+// The collectives as Python calls them: each pushes its hvd op on MXNet's engine, where the arrays are described
+// (engine_op.h) and the op started; an op whose output size comes from negotiation writes into the output Python
+// allocated, after checking that it is exactly what hvd produced.
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -46,55 +46,44 @@ void allreduce(const Handles& inputs, const Handles& outputs, ReduceOp op, doubl
                const std::string& name, std::int32_t process_set, int priority) {
   if (inputs.empty() || inputs.size() != outputs.size())
     throw Error(ErrorKind::kUsage, "hvd.mxnet: allreduce '" + name + "' needs one output per input");
-  std::vector<TensorView> in, out;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back(runtime().mxnet.describe(as_array(inputs[i])));
-    out.push_back(runtime().mxnet.describe(as_array(outputs[i])));
-  }
   AllreduceOptions options{op, prescale, postscale, name, process_set};
-  auto start = [in, out, options]() {
+  auto start = [options](const std::vector<TensorView>& in, const std::vector<TensorView>& out) {
     if (in.size() == 1) return allreduce_async(in[0], out[0], options);
     return grouped_allreduce_async(in, out, options);
   };
-  push_engine_op(runtime(), start, as_arrays(inputs), as_arrays(outputs), priority, "hvd.allreduce");
+  push_engine_op(runtime(), as_arrays(inputs), as_arrays(outputs), start, priority, "hvd.allreduce");
 }
 
 void broadcast(std::uintptr_t tensor, int root, const std::string& name, std::int32_t process_set, int priority) {
-  TensorView view = runtime().mxnet.describe(as_array(tensor));
   BroadcastOptions options{root, name, process_set};
-  push_engine_op(
-      runtime(), [view, options]() { return broadcast_async(view, options); }, {}, {as_array(tensor)}, priority,
-      "hvd.broadcast");
+  auto start = [options](const std::vector<TensorView>&, const std::vector<TensorView>& out) {
+    return broadcast_async(out[0], options);
+  };
+  push_engine_op(runtime(), {}, {as_array(tensor)}, start, priority, "hvd.broadcast");
 }
 
 void allgather(std::uintptr_t input, std::uintptr_t output, const std::string& name, std::int32_t process_set,
                int priority) {
-  TensorView in = runtime().mxnet.describe(as_array(input));
-  AllgatherOptions options{name, into(runtime().mxnet.describe(as_array(output)), "allgather '" + name + "'"),
-                           process_set};
-  push_engine_op(
-      runtime(), [in, options]() { return allgather_async(in, options); }, {as_array(input)}, {as_array(output)},
-      priority, "hvd.allgather");
+  auto start = [name, process_set](const std::vector<TensorView>& in, const std::vector<TensorView>& out) {
+    return allgather_async(in[0], {name, into(out[0], "allgather '" + name + "'"), process_set});
+  };
+  push_engine_op(runtime(), {as_array(input)}, {as_array(output)}, start, priority, "hvd.allgather");
 }
 
 void alltoall(std::uintptr_t input, std::uintptr_t output, const std::vector<std::int64_t>& splits,
               const std::string& name, std::int32_t process_set, int priority) {
-  TensorView in = runtime().mxnet.describe(as_array(input));
-  AlltoallOptions options{splits, name, into(runtime().mxnet.describe(as_array(output)), "alltoall '" + name + "'"),
-                          process_set};
-  push_engine_op(
-      runtime(), [in, options]() { return alltoall_async(in, options); }, {as_array(input)}, {as_array(output)},
-      priority, "hvd.alltoall");
+  auto start = [splits, name, process_set](const std::vector<TensorView>& in, const std::vector<TensorView>& out) {
+    return alltoall_async(in[0], {splits, name, into(out[0], "alltoall '" + name + "'"), process_set});
+  };
+  push_engine_op(runtime(), {as_array(input)}, {as_array(output)}, start, priority, "hvd.alltoall");
 }
 
 void reducescatter(std::uintptr_t input, std::uintptr_t output, ReduceOp op, const std::string& name,
                    std::int32_t process_set, int priority) {
-  TensorView in = runtime().mxnet.describe(as_array(input));
-  ReducescatterOptions options{
-      op, name, into(runtime().mxnet.describe(as_array(output)), "reducescatter '" + name + "'"), process_set};
-  push_engine_op(
-      runtime(), [in, options]() { return reducescatter_async(in, options); }, {as_array(input)},
-      {as_array(output)}, priority, "hvd.reducescatter");
+  auto start = [op, name, process_set](const std::vector<TensorView>& in, const std::vector<TensorView>& out) {
+    return reducescatter_async(in[0], {op, name, into(out[0], "reducescatter '" + name + "'"), process_set});
+  };
+  push_engine_op(runtime(), {as_array(input)}, {as_array(output)}, start, priority, "hvd.reducescatter");
 }
 
 }  // namespace

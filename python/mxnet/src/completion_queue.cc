@@ -16,10 +16,10 @@ constexpr std::chrono::milliseconds kOthersEvery{20};
 
 CompletionQueue::CompletionQueue() : thread_([this](std::stop_token stop) { run(stop); }) {}
 
-void CompletionQueue::add(Handle handle, CallbackOnComplete done) {
+void CompletionQueue::add(Handle handle, CallbackOnComplete done, std::function<void()> after) {
   {
     std::lock_guard lock(mutex_);
-    incoming_.push_back(Entry{std::move(handle), done});
+    incoming_.push_back(Entry{std::move(handle), done, std::move(after)});
   }
   added_.notify_one();
 }
@@ -78,6 +78,7 @@ void CompletionQueue::finish_done(std::vector<Entry>& pending) {
       record(std::current_exception());
     }
     e.done();  // after the error is recorded: Python checks for it once MXNet says the output is ready
+    e.after();
   }
   pending = std::move(still_running);
 }

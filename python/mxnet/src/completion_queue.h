@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -25,8 +26,8 @@ class CompletionQueue {
   CompletionQueue(const CompletionQueue&) = delete;
   CompletionQueue& operator=(const CompletionQueue&) = delete;
 
-  // Calls `done` once `handle` is done, from the queue's thread.
-  void add(Handle handle, CallbackOnComplete done);
+  // Calls `done` once `handle` is done, from the queue's thread, then `after` (which releases the op's arrays).
+  void add(Handle handle, CallbackOnComplete done, std::function<void()> after);
   // An op that failed before it started: its error is kept and `done` is called now.
   void fail(CallbackOnComplete done, std::exception_ptr error);
   // The oldest failure not yet taken (null when none).
@@ -37,6 +38,7 @@ class CompletionQueue {
   struct Entry {
     Handle handle;
     CallbackOnComplete done;
+    std::function<void()> after;
   };
   void run(std::stop_token stop);
   void finish_done(std::vector<Entry>& pending);

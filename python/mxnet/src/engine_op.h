@@ -1,6 +1,6 @@
 // One hvd collective as an operation on MXNet's engine: MXNet runs it once its inputs are written and no one
-// else reads or writes its outputs; it starts the hvd op (enqueue only) and leaves completion to the
-// CompletionQueue, so the Python call returns at once and only reading an output waits.
+// else reads or writes its outputs; it describes the arrays, starts the hvd op (enqueue only) and leaves
+// completion to the CompletionQueue, so the Python call returns at once and only reading an output waits.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +21,13 @@ struct Runtime {
   CompletionQueue completions;
 };
 
-// Pushes `start` on MXNet's engine after `reads` and `writes`; `start` runs on an engine thread and returns the
-// hvd op's handle (what it throws is recorded as the op's error).
-void push_engine_op(Runtime& runtime, std::function<Handle()> start, const std::vector<NDArrayHandle>& reads,
-                    const std::vector<NDArrayHandle>& writes, int priority, const std::string& name);
+// Starts the hvd op on the described inputs and outputs (in the order given to push_engine_op); returns its
+// handle. It runs on an engine thread; what it throws is recorded as the op's error.
+using StartOp = std::function<Handle(const std::vector<TensorView>& inputs, const std::vector<TensorView>& outputs)>;
+
+// Pushes `start` on MXNet's engine, after the ops that write `inputs` and those that use `outputs` (an array
+// may be both: in place). The arrays are held (MxnetLibrary::hold) until the op completes.
+void push_engine_op(Runtime& runtime, const std::vector<NDArrayHandle>& inputs,
+                    const std::vector<NDArrayHandle>& outputs, StartOp start, int priority, const std::string& name);
 
 }  // namespace hvd::mxnet

@@ -27,6 +27,9 @@ using MXNDArrayGetShapeExFn = int (*)(NDArrayHandle handle, int* out_dim, const 
 using MXNDArrayGetDTypeFn = int (*)(NDArrayHandle handle, int* out_dtype);
 using MXNDArrayGetContextFn = int (*)(NDArrayHandle handle, int* out_dev_type, int* out_dev_id);
 using MXGetLastErrorFn = const char* (*)();
+// A new handle to the same array (its memory and engine variable), owned by the caller until MXNDArrayFree.
+using MXNDArrayDetachFn = int (*)(NDArrayHandle handle, NDArrayHandle* out);
+using MXNDArrayFreeFn = int (*)(NDArrayHandle handle);
 
 // base.h, struct Context { DeviceType dev_type; int32_t dev_id; } with enum DeviceType { kCPU = 1, kGPU = 2,
 // kCPUPinned = 3, kCPUShared = 5 }: MXEnginePushAsyncND dereferences ctx_handle as one (it must not be null).

@@ -36,6 +36,8 @@ MxnetLibrary::MxnetLibrary(const std::string& path) {
   get_dtype_ = resolve<MXNDArrayGetDTypeFn>(library_, "MXNDArrayGetDType", path);
   get_context_ = resolve<MXNDArrayGetContextFn>(library_, "MXNDArrayGetContext", path);
   last_error_ = resolve<MXGetLastErrorFn>(library_, "MXGetLastError", path);
+  detach_ = resolve<MXNDArrayDetachFn>(library_, "MXNDArrayDetach", path);
+  free_ = resolve<MXNDArrayFreeFn>(library_, "MXNDArrayFree", path);
 }
 
 MxnetLibrary::~MxnetLibrary() {
@@ -62,6 +64,17 @@ TensorView MxnetLibrary::describe(NDArrayHandle array) const {
   view.shape = Shape(dims, dims + ndim);
   check(get_data_(array, &view.data), "MXNDArrayGetData");
   return view;
+}
+
+NDArrayHandle MxnetLibrary::hold(NDArrayHandle array) const {
+  NDArrayHandle held = nullptr;
+  check(detach_(array, &held), "MXNDArrayDetach");
+  return held;
+}
+
+void MxnetLibrary::release(NDArrayHandle held) const noexcept {
+  // Frees our handle only: MXNet releases the memory once the last handle is gone and its pending ops are done.
+  free_(held);
 }
 
 void MxnetLibrary::push(EngineAsyncFunc fn, void* param, EngineFuncParamDeleter deleter,

@@ -20,7 +20,14 @@ class MxnetLibrary {
   MxnetLibrary& operator=(const MxnetLibrary&) = delete;
 
   // The array's memory (allocated now if MXNet deferred it), dtype and shape; only CPU arrays are accepted.
+  // Call it on the engine, inside the op that uses the array: MXNet allocates a deferred array's memory inside
+  // the op that first writes it, and two threads allocating it at once would each get their own buffer.
   TensorView describe(NDArrayHandle array) const;
+
+  // A handle of our own to `array` (the same memory), so that the op can still describe it after Python freed
+  // its handle; release() gives it back.
+  NDArrayHandle hold(NDArrayHandle array) const;
+  void release(NDArrayHandle held) const noexcept;
 
   // Runs fn(run_context, on_complete, param) on MXNet's engine once `reads` are ready to read and `writes` to
   // write; `deleter(param)` runs when MXNet drops the operation. A handle in both lists is passed as a write only.
@@ -37,6 +44,8 @@ class MxnetLibrary {
   MXNDArrayGetDTypeFn get_dtype_ = nullptr;
   MXNDArrayGetContextFn get_context_ = nullptr;
   MXGetLastErrorFn last_error_ = nullptr;
+  MXNDArrayDetachFn detach_ = nullptr;
+  MXNDArrayFreeFn free_ = nullptr;
 };
 
 // MXNet's dtype code as hvd's; throws a usage error for one hvd cannot move (uint32, uint64).
