@@ -2,8 +2,8 @@
 under `hvdrun -np N python3 train.py`.
 
 The collectives run on MXNet's engine (hvd.mxnet._mx pushes them through MXNet's C API, found in the libmxnet
-this process imported), so a call returns at once and reading its output waits. Not here yet (listed in
-docs): GPU NDArrays, hvd.elastic, sparse gradients.
+this process imported), so a call returns at once and reading its output waits. Not here yet: GPU NDArrays,
+hvd.elastic, sparse gradients.
 """
 
 import mxnet as mx
