@@ -1,4 +1,5 @@
-"""`horovod` for unmodified Horovod scripts, re-exporting hvd's packages (`horovod.torch`, `horovod.common`).
+"""`horovod` for unmodified Horovod scripts, re-exporting hvd's packages
+(`horovod.torch`, `horovod.tensorflow`, `horovod.keras`, `horovod.mxnet`, `horovod.common`).
 
 It is importable only where `hvdrun --horovod-compat` puts this folder's parent on the workers' PYTHONPATH; it
 finds hvd itself from where it lies (<site>/hvd/_compat/horovod) when hvd is not on the path already.
