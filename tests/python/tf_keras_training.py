@@ -2,8 +2,8 @@
 model.fit with DistributedOptimizer and Horovod's callbacks on data that differs per rank, then their effects:
 every rank ends with the same weights (the broadcast at the first batch, then averaged gradients), the epoch's
 metrics are the average of the ranks' own (MetricAverageCallback), and the learning rate climbs per batch as the
-warm-up's formula says. Then a DistributedGradientTape loop, and hvd.tensorflow.DistributedOptimizer on a
-tf.compat.v1 optimizer in a graph. One "ok NAME" line per check per rank. Usage: tf_keras_training.py MODULE
+warm-up's formula says. Then a DistributedGradientTape loop, hvd.tensorflow.DistributedOptimizer on a
+tf.compat.v1 optimizer in a graph, and SyncBatchNormalization's global moments. One "ok NAME" line per check per rank. Usage: tf_keras_training.py MODULE
 (hvd.tensorflow.keras, or horovod.tensorflow.keras under --horovod-compat)."""
 
 import importlib
@@ -106,4 +106,14 @@ expect = np.array([1.0 - 2 * 0.1 * mean_grad, 2.0 - 2 * 0.1])
 if not np.allclose(final, expect):
     raise AssertionError(f"v1 DistributedOptimizer: w = {final}, expected {expect}")
 ok("v1_optimizer")
+
+# SyncBatchNormalization: in training, rank r's rows normalized by the moments of every rank's batch.
+batches = [np.random.RandomState(10 + r).rand(4, 3).astype(np.float32) * (r + 1) for r in range(size)]
+layer = hvd_tf.SyncBatchNormalization(epsilon=1e-3)
+got = layer(tf.constant(batches[rank]), training=True).numpy()
+everything = np.concatenate(batches)
+want = (batches[rank] - everything.mean(0)) / np.sqrt(everything.var(0) + 1e-3)
+if not np.allclose(got, want, atol=1e-4):
+    raise AssertionError(f"SyncBatchNormalization: got {got.tolist()}, want {want.tolist()}")
+ok("sync_batch_norm")
 ok("done")

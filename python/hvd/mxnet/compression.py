@@ -4,29 +4,7 @@ it. Both are MXNet engine ops, so they queue behind the gradient and before the 
 
 import numpy as np
 
-
-class Compressor:
-    """Interface: a compressor turns a tensor into what goes over the wire, and back."""
-
-    @staticmethod
-    def compress(tensor):
-        raise NotImplementedError
-
-    @staticmethod
-    def decompress(tensor, ctx):
-        raise NotImplementedError
-
-
-class NoneCompressor(Compressor):
-    """Sends tensors as they are."""
-
-    @staticmethod
-    def compress(tensor):
-        return tensor, None
-
-    @staticmethod
-    def decompress(tensor, ctx):
-        return tensor
+from hvd.common.compression import Compressor, NoneCompressor  # noqa: F401  (this module's names, as Horovod's)
 
 
 class FP16Compressor(Compressor):

@@ -25,6 +25,7 @@ from hvd.tensorflow.mpi_ops import (Adasum, Average, Max, Min, Product, ProcessS
                                     remove_process_set, rocm_built, shutdown, size, size_op, start_timeline,
                                     stop_timeline)
 from hvd.tensorflow.optimizer import DistributedOptimizer  # noqa: F401
+from hvd.tensorflow.sync_batch_norm import SyncBatchNormalization  # noqa: F401
 from hvd.tensorflow.reductions import (allreduce, grouped_allreduce, grouped_reducescatter,  # noqa: F401
                                        reducescatter)
 from hvd.tensorflow import elastic  # noqa: F401,E402

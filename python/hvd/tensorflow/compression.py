@@ -3,27 +3,7 @@ as float16 and cast back after the reduction)."""
 
 import tensorflow as tf
 
-
-class Compressor:
-    """compress(tensor) -> (tensor to send, context); decompress(tensor, context) -> the result."""
-
-    @staticmethod
-    def compress(tensor):
-        raise NotImplementedError
-
-    @staticmethod
-    def decompress(tensor, ctx):
-        raise NotImplementedError
-
-
-class NoneCompressor(Compressor):
-    @staticmethod
-    def compress(tensor):
-        return tensor, None
-
-    @staticmethod
-    def decompress(tensor, ctx):
-        return tensor
+from hvd.common.compression import Compressor, NoneCompressor  # noqa: F401  (this module's names, as Horovod's)
 
 
 class FP16Compressor(Compressor):

@@ -103,10 +103,34 @@ class GradientReducer:
             return out
 
 
-def scale_local(grad, process_set):
-    """Horovod's scaling of a local (unreduced) gradient when local gradients are scaled: divided by the set's size,
-    as the reduced ones were averaged."""
+def _scale_local(grad, process_set):
+    # Horovod's scaling of a local (unreduced) gradient: divided by the set's size, as the reduced ones averaged.
     n = process_set.size()
     if isinstance(grad, tf.IndexedSlices):
         return tf.IndexedSlices(grad.values / n, grad.indices, grad.dense_shape)
     return grad / n
+
+
+class LocalVariables:
+    """The variables a wrapper keeps local (register_local_source / register_local_var): their gradients are not
+    reduced, and are divided by the set's size when scale_local_gradients, as Horovod does."""
+
+    def __init__(self, process_set, scale_local_gradients):
+        self._keys = set()
+        self._process_set = process_set
+        self._scale = scale_local_gradients
+
+    def add(self, variable):
+        self._keys.add(var_key(variable))
+
+    def reduce(self, reducer, grads, variables):
+        """`grads` for `variables`, those of shared variables reduced by `reducer`."""
+        shared = [i for i, v in enumerate(variables) if var_key(v) not in self._keys]
+        reduced = reducer.reduce([grads[i] for i in shared], [variables[i] for i in shared])
+        out = list(grads)
+        for i, r in zip(shared, reduced):
+            out[i] = r
+        if self._scale and self._keys:
+            out = [_scale_local(g, self._process_set) if g is not None and var_key(v) in self._keys else g
+                   for v, g in zip(variables, out)]
+        return out

@@ -7,31 +7,22 @@ import tensorflow as tf
 from hvd.common.basics import Average
 from hvd.common.process_sets import global_process_set
 from hvd.tensorflow.compression import Compression
-from hvd.tensorflow.gradient_reduction import GradientReducer, check_options, scale_local, var_key
+from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options
 
 
 class _DistributedGradientTape(tf.GradientTape):
     def _hvd_setup(self, reducer, process_set, scale_local_gradients):
         self._hvd_reducer = reducer
-        self._hvd_process_set = process_set
-        self._hvd_scale_local = scale_local_gradients
-        self._hvd_local_sources = set()
+        self._hvd_local = LocalVariables(process_set, scale_local_gradients)
 
     def register_local_source(self, source):
         """Keeps `source`'s gradient local: no reduction across ranks."""
-        self._hvd_local_sources.add(var_key(source))
+        self._hvd_local.add(source)
 
     def gradient(self, target, sources, output_gradients=None, use_generic_names=False, **kwargs):
         flat = tf.nest.flatten(sources)
         grads = super().gradient(target, flat, output_gradients, **kwargs)
-        shared = [i for i, s in enumerate(flat) if var_key(s) not in self._hvd_local_sources]
-        reduced = self._hvd_reducer.reduce([grads[i] for i in shared], [flat[i] for i in shared])
-        out = list(grads)
-        for i, r in zip(shared, reduced):
-            out[i] = r
-        if self._hvd_scale_local and self._hvd_local_sources:
-            out = [scale_local(g, self._hvd_process_set) if g is not None and var_key(s) in self._hvd_local_sources
-                   else g for s, g in zip(flat, out)]
+        out = self._hvd_local.reduce(self._hvd_reducer, list(grads), flat)
         return tf.nest.pack_sequence_as(sources, out)
 
 

@@ -8,7 +8,7 @@ import tensorflow as tf
 from hvd.common.basics import Adasum, Average
 from hvd.common.process_sets import global_process_set
 from hvd.tensorflow.compression import Compression
-from hvd.tensorflow.gradient_reduction import GradientReducer, check_options, scale_local, var_key
+from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options
 
 _LegacyOptimizer = tf.compat.v1.train.Optimizer
 
@@ -23,9 +23,7 @@ class _DistributedOptimizer(_LegacyOptimizer):
         self._reducer = reducer
         self._passes = backward_passes_per_step
         self._average_aggregated = average_aggregated_gradients
-        self._process_set = process_set
-        self._scale_local = scale_local_gradients
-        self._local_vars = set()
+        self._local = LocalVariables(process_set, scale_local_gradients)
         self._accumulators = None
         if backward_passes_per_step > 1 and tf.executing_eagerly():
             raise ValueError("backward_passes_per_step > 1 is not yet supported for _LegacyOptimizer with eager "
@@ -33,18 +31,10 @@ class _DistributedOptimizer(_LegacyOptimizer):
 
     def register_local_var(self, var):
         """Keeps `var`'s gradient local: no reduction across ranks."""
-        self._local_vars.add(var_key(var))
+        self._local.add(var)
 
     def _reduce(self, grads, variables):
-        shared = [i for i, v in enumerate(variables) if var_key(v) not in self._local_vars]
-        reduced = self._reducer.reduce([grads[i] for i in shared], [variables[i] for i in shared])
-        out = list(grads)
-        for i, r in zip(shared, reduced):
-            out[i] = r
-        if self._scale_local and self._local_vars:
-            out = [scale_local(g, self._process_set) if g is not None and var_key(v) in self._local_vars else g
-                   for v, g in zip(variables, out)]
-        return out
+        return self._local.reduce(self._reducer, grads, variables)
 
     def compute_gradients(self, *args, **kwargs):
         pairs = self._optimizer.compute_gradients(*args, **kwargs)
@@ -124,6 +114,7 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
             gradient_predivide_factor=gradient_predivide_factor, backward_passes_per_step=backward_passes_per_step,
             average_aggregated_gradients=average_aggregated_gradients, process_set=process_set,
             scale_local_gradients=scale_local_gradients)
-    raise ValueError(f"Provided optimizer doesn't inherit from either legacy TensorFlow or Keras optimizer: {optimizer}")
+    raise ValueError("Provided optimizer doesn't inherit from either legacy TensorFlow or Keras optimizer: "
+                     f"{optimizer}")
 
 

@@ -6,29 +6,7 @@ compress(tensor) returns (tensor to send, context); decompress(tensor, context) 
 
 from hvd.torch import _C
 
-
-class Compressor:
-    """Interface: a compressor turns a tensor into what goes over the wire, and back."""
-
-    @staticmethod
-    def compress(tensor):
-        raise NotImplementedError
-
-    @staticmethod
-    def decompress(tensor, ctx):
-        raise NotImplementedError
-
-
-class NoneCompressor(Compressor):
-    """Sends tensors as they are."""
-
-    @staticmethod
-    def compress(tensor):
-        return tensor, None
-
-    @staticmethod
-    def decompress(tensor, ctx):
-        return tensor
+from hvd.common.compression import Compressor, NoneCompressor  # noqa: F401  (this module's names, as Horovod's)
 
 
 class FP16Compressor(Compressor):

@@ -8,7 +8,7 @@ accumulates before apply(), so the reduction then runs once per accumulated step
 from hvd.common.basics import Average
 from hvd.common.process_sets import global_process_set
 from hvd.tensorflow.compression import Compression
-from hvd.tensorflow.gradient_reduction import GradientReducer, check_options, scale_local, var_key
+from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options
 
 
 def _is_keras3(optimizer):
@@ -17,29 +17,16 @@ def _is_keras3(optimizer):
 
 
 class _DistributedMixin:
-    def _hvd_setup(self, reducer, process_set, scale_local_gradients, passes, average_aggregated):
+    def _hvd_setup(self, reducer, process_set, scale_local_gradients):
         self._hvd_reducer = reducer
-        self._hvd_process_set = process_set
-        self._hvd_scale_local = scale_local_gradients
-        self._hvd_local_vars = set()
-        self._hvd_passes = passes
-        self._hvd_average_aggregated = average_aggregated
-        self._hvd_accumulated = None
+        self._hvd_local = LocalVariables(process_set, scale_local_gradients)
 
     def register_local_var(self, var):
         """Keeps `var`'s gradient local: no reduction across ranks."""
-        self._hvd_local_vars.add(var_key(var))
+        self._hvd_local.add(var)
 
     def _hvd_reduce(self, grads, variables):
-        shared = [i for i, v in enumerate(variables) if var_key(v) not in self._hvd_local_vars]
-        reduced = self._hvd_reducer.reduce([grads[i] for i in shared], [variables[i] for i in shared])
-        out = list(grads)
-        for i, r in zip(shared, reduced):
-            out[i] = r
-        if self._hvd_scale_local and self._hvd_local_vars:
-            out = [scale_local(g, self._hvd_process_set) if g is not None and var_key(v) in self._hvd_local_vars else g
-                   for v, g in zip(variables, out)]
-        return out
+        return self._hvd_local.reduce(self._hvd_reducer, grads, variables)
 
 
 class _Keras2Optimizer(_DistributedMixin):
@@ -71,8 +58,7 @@ def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse=""
     distributed = cls.from_config(optimizer.get_config())
     reducer = GradientReducer(name or f"Distributed{base.__name__}", compression, sparse_as_dense, op,
                               gradient_predivide_factor, groups, process_set)
-    distributed._hvd_setup(reducer, process_set, scale_local_gradients, backward_passes_per_step,
-                           average_aggregated_gradients)
+    distributed._hvd_setup(reducer, process_set, scale_local_gradients)
     return distributed
 
 
