@@ -31,8 +31,10 @@ def _executing_eagerly():
 
 
 def _naming(name):
-    """The op's name attributes: the user's name, else the node's name in a graph, else call order (eager)."""
-    return {"tensor_name": name or "", "name_from_node": name is None and not _executing_eagerly()}
+    """The op's name attributes (the user's name, else the node's name in a graph, else call order when eager), and
+    whether it is called eagerly (its kernel then waits on this thread, running libhvd's cycle itself)."""
+    eager = _executing_eagerly()
+    return {"tensor_name": name or "", "name_from_node": name is None and not eager, "eager": eager}
 
 
 def _set_id(process_set, what):

@@ -37,7 +37,7 @@ class AllreduceOp : public tf::AsyncOpKernel {
     OP_REQUIRES_OK_ASYNC(context, context->forward_input_or_allocate_output({0}, 0, input.shape(), &output), done);
     AllreduceOptions options = options_;
     options.name = naming_.name();
-    finish_when_done(context, std::move(done),
+    finish_when_done(context, std::move(done), naming_,
                      [&] { return Handles{allreduce_async(view_of(input), view_of(*output), options)}; });
   }
 
@@ -62,7 +62,8 @@ class GroupedAllreduceOp : public tf::AsyncOpKernel {
     }
     AllreduceOptions options = options_;
     options.name = naming_.name();
-    finish_when_done(context, std::move(done), [&] { return Handles{grouped_allreduce_async(inputs, outputs, options)}; });
+    finish_when_done(context, std::move(done), naming_,
+                     [&] { return Handles{grouped_allreduce_async(inputs, outputs, options)}; });
   }
 
  private:

@@ -30,7 +30,8 @@ class BroadcastOp : public tf::AsyncOpKernel {
     options.root = root_;
     options.name = naming_.name();
     options.process_set = process_set_;
-    finish_when_done(context, std::move(done), [&] { return Handles{broadcast_async(view_of(*output), options)}; });
+    finish_when_done(context, std::move(done), naming_,
+                     [&] { return Handles{broadcast_async(view_of(*output), options)}; });
   }
 
  private:
@@ -65,7 +66,7 @@ class AlltoallOp : public tf::AsyncOpKernel {
       return const_cast<char*>(output->tensor_data().data());
     };
     finish_when_done(
-        context, std::move(done), [&] { return Handles{alltoall_async(view_of(context->input(0)), options)}; },
+        context, std::move(done), naming_, [&] { return Handles{alltoall_async(view_of(context->input(0)), options)}; },
         [context](const Handles& handles) {
           const auto& received = handles.front().received_splits();
           tf::Tensor* out = nullptr;

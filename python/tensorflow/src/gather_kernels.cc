@@ -31,7 +31,7 @@ class AllgatherOp : public tf::AsyncOpKernel {
   }
 
   void ComputeAsync(tf::OpKernelContext* context, DoneCallback done) override {
-    finish_when_done(context, std::move(done), [&] {
+    finish_when_done(context, std::move(done), naming_, [&] {
       Handles handles;
       for (int i = 0; i < context->num_inputs(); ++i) {
         AllgatherOptions options;
@@ -59,7 +59,7 @@ class ReducescatterOp : public tf::AsyncOpKernel {
   }
 
   void ComputeAsync(tf::OpKernelContext* context, DoneCallback done) override {
-    finish_when_done(context, std::move(done), [&] {
+    finish_when_done(context, std::move(done), naming_, [&] {
       Handles handles;
       for (int i = 0; i < context->num_inputs(); ++i) {
         ReducescatterOptions options;

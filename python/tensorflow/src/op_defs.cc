@@ -1,6 +1,8 @@
 // The hvd TensorFlow op types and their shapes. Every op names its tensor through `tensor_name` (set by the Python
 // wrapper from the user's name) or, when `name_from_node` (graph mode without a name), through its node's name;
 // process_set_id is hvd.common's id of the ProcessSet. reduce_op is hvd::ReduceOp's value (hvd.Average, ...).
+// `eager` (set when called eagerly) makes the kernel wait for its op on the calling thread, which then runs libhvd's
+// cycle itself: an eager caller waits anyway, and libhvd's own thread would take the op only after a pause.
 #include "tensorflow/core/framework/common_shape_fns.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/shape_inference.h"
@@ -37,6 +39,7 @@ REGISTER_OP("HvdAllreduce")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensor: T")
     .Output("output: T")
     .SetShapeFn(same_as_inputs);
@@ -50,6 +53,7 @@ REGISTER_OP("HvdGroupedAllreduce")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensors: N * T")
     .Output("outputs: N * T")
     .SetShapeFn(same_as_inputs);
@@ -59,6 +63,7 @@ REGISTER_OP("HvdAllgather")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensor: T")
     .Output("output: T")
     .SetShapeFn(first_dim_unknown);
@@ -69,6 +74,7 @@ REGISTER_OP("HvdGroupedAllgather")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensors: N * T")
     .Output("outputs: N * T")
     .SetShapeFn(first_dim_unknown);
@@ -79,6 +85,7 @@ REGISTER_OP("HvdBroadcast")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensor: T")
     .Output("output: T")
     .SetShapeFn(same_as_inputs);
@@ -88,6 +95,7 @@ REGISTER_OP("HvdAlltoall")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensor: T")
     .Input("splits: int32")
     .Output("output: T")
@@ -104,6 +112,7 @@ REGISTER_OP("HvdReducescatter")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensor: T")
     .Output("output: T")
     .SetShapeFn(first_dim_unknown);
@@ -115,6 +124,7 @@ REGISTER_OP("HvdGroupedReducescatter")
     .Attr("process_set_id: int = 0")
     .Attr("tensor_name: string = ''")
     .Attr("name_from_node: bool = false")
+    .Attr("eager: bool = false")
     .Input("tensors: N * T")
     .Output("outputs: N * T")
     .SetShapeFn(first_dim_unknown);

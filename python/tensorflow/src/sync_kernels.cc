@@ -52,7 +52,9 @@ class ShapeOp : public tf::OpKernel {
     tf::int64 id = 0;
     if (type == "HvdSize" || type == "HvdProcessSetIncluded") OP_REQUIRES_OK(c, c->GetAttr("process_set_id", &id));
     const auto set = static_cast<std::int32_t>(id);
-    if (type == "HvdSize") read_ = [set] { return set == 0 ? size() : static_cast<int>(process_set(set).ranks().size()); };
+    if (type == "HvdSize") {
+      read_ = [set] { return set == 0 ? size() : static_cast<int>(process_set(set).ranks().size()); };
+    }
     if (type == "HvdLocalSize") read_ = [] { return local_size(); };
     if (type == "HvdRank") read_ = [] { return rank(); };
     if (type == "HvdLocalRank") read_ = [] { return local_rank(); };

@@ -57,6 +57,7 @@ TensorNaming::TensorNaming(tf::OpKernelConstruction* context) {
   bool from_node = false;
   OP_REQUIRES_OK(context, context->GetAttr("tensor_name", &name_));
   OP_REQUIRES_OK(context, context->GetAttr("name_from_node", &from_node));
+  OP_REQUIRES_OK(context, context->GetAttr("eager", &eager_));
   if (name_.empty() && from_node) name_ = context->def().name();
 }
 
@@ -65,8 +66,23 @@ std::string TensorNaming::name(std::size_t index) const {
   return name_ + "." + std::to_string(index);
 }
 
+namespace {
+// The handles are done (or waiting on them runs them here): the outputs known only now, the status, then `done`.
+void end_kernel(tf::OpKernelContext* context, const tf::AsyncOpKernel::DoneCallback& done, const Handles& handles,
+                const std::function<void(const Handles&)>& after) {
+  try {
+    for (const auto& h : handles) h.wait();
+    if (after) after(handles);
+  } catch (const Error& e) {
+    context->SetStatus(status_of(e));
+  }
+  done();
+}
+}  // namespace
+
 void finish_when_done(tf::OpKernelContext* context, tf::AsyncOpKernel::DoneCallback done,
-                      const std::function<Handles()>& start, std::function<void(const Handles&)> after) {
+                      const TensorNaming& naming, const std::function<Handles()>& start,
+                      std::function<void(const Handles&)> after) {
   auto handles = std::make_shared<Handles>();
   try {
     *handles = start();
@@ -75,24 +91,16 @@ void finish_when_done(tf::OpKernelContext* context, tf::AsyncOpKernel::DoneCallb
     done();
     return;
   }
+  if (naming.eager() || handles->empty()) {
+    end_kernel(context, done, *handles, after);  // waiting drives libhvd's cycle on this thread
+    return;
+  }
   // The last handle to finish ends the kernel. Each callback holds the shared handles: libhvd drops its callbacks
   // once they ran, which ends that cycle.
   auto remaining = std::make_shared<std::atomic<std::size_t>>(handles->size());
   auto finish = [context, done = std::move(done), after = std::move(after), handles, remaining] {
-    if (remaining->fetch_sub(1) != 1) return;
-    try {
-      for (const auto& h : *handles) h.wait();  // all done: each returns or rethrows at once
-      if (after) after(*handles);
-    } catch (const Error& e) {
-      context->SetStatus(status_of(e));
-    }
-    done();
+    if (remaining->fetch_sub(1) == 1) end_kernel(context, done, *handles, after);
   };
-  if (handles->empty()) {
-    remaining->store(1);
-    finish();
-    return;
-  }
   for (const auto& h : *handles) h.on_done(finish);
 }
 
