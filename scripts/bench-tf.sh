@@ -8,6 +8,9 @@
 # then the medians, then a blocking 8-byte allreduce from eager TensorFlow under hvd (median of 2000 calls).
 #   scripts/bench-tf.sh                             # mnist:64 and resnet50:8, 5 rounds, 1 thread each
 #   MODELS="mnist:64" ROUNDS=3 THREADS=1 scripts/bench-tf.sh
+# Both sides run Keras 2 (tf_keras, TF_USE_LEGACY_KERAS=1): Keras 3's model.fit under MultiWorkerMirroredStrategy
+# fails here on TensorFlow 2.21 ("Attempt to convert a value (PerReplica...) to a Tensor"); KERAS=3 runs hvd's side
+# and the ceiling on Keras 3 all the same.
 # Needs the tensorflow environment (scripts/install-framework-env.sh tensorflow) and the build (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,10 @@ steps=${STEPS:-30}
 bin="${HVD_BIN:-build/bin}"
 py=$(scripts/framework-python.sh tensorflow)
 worker=examples/python/bench_tf_keras.py
-export PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" TF_CPP_MIN_LOG_LEVEL=2 OMP_NUM_THREADS=$threads
+legacy=1
+[ "${KERAS:-2}" = 3 ] && legacy=0
+export PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" TF_CPP_MIN_LOG_LEVEL=2 OMP_NUM_THREADS=$threads \
+  TF_USE_LEGACY_KERAS=$legacy
 [ -x "$bin/hvdrun" ] && [ -f build/python/hvd/tensorflow/_hvd_ops.so ] ||
   { echo "bench-tf: build hvd first (scripts/build.sh, with the tensorflow environment installed)" >&2; exit 1; }
 logs=$(mktemp -d)
@@ -29,7 +35,7 @@ free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1",
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 run_hvd() {  # ARGS...
-  timeout 900 "$bin/hvdrun" -np 2 -x OMP_NUM_THREADS="$threads" "$py" "$worker" --mode hvd "$@" >"$logs/hvd" 2>&1 || true
+  timeout 900 "$bin/hvdrun" -np 2 -x OMP_NUM_THREADS="$threads" -x TF_USE_LEGACY_KERAS "$py" "$worker" --mode hvd "$@" >"$logs/hvd" 2>&1 || true
   rate "$logs/hvd"
 }
 
@@ -56,7 +62,7 @@ run_alone() {  # ARGS...
 }
 
 echo "bench-tf: np=2 on one host, $threads intra- and inter-op thread(s) per process, OMP_NUM_THREADS=$threads," \
-  "TensorFlow $("$py" -c 'import tensorflow as tf; print(tf.__version__)' 2>/dev/null)" >&2
+  "TF_USE_LEGACY_KERAS=$legacy, TensorFlow $("$py" -c 'import tensorflow as tf; print(tf.__version__)' 2>/dev/null)" >&2
 printf 'model\tround\thvd\tstrategy\talone\thvd/strategy\talone/strategy\n'
 summary=()
 for spec in $models; do

@@ -8,6 +8,7 @@ TensorFlow under hvd: `BENCH mode=latency us_per_call=...` (the median of --call
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -68,8 +69,10 @@ def dataset(shape, classes, batch):
     return tf.data.Dataset.from_tensors((x, y)).repeat()
 
 
-def fit(model, data, workers, rank, optimizer):
-    model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy())
+def fit(model, data, workers, rank, optimizer, scope=None):
+    # Under a strategy the model is compiled in its scope, as TensorFlow's guide does.
+    with scope or contextlib.nullcontext():
+        model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy())
     timer = Timer()
     model.fit(data, steps_per_epoch=args.warmup + args.steps, epochs=1, callbacks=[timer], verbose=0)
     if rank == 0:
@@ -110,7 +113,7 @@ elif args.mode == "mwms":
     data = dataset(shape, classes, args.batch_size * workers)
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
-    fit(model, data.with_options(options), workers, rank, optimizer)
+    fit(model, data.with_options(options), workers, rank, optimizer, scope=strategy.scope())
 else:
     rank = int(os.environ.get("BENCH_RANK", "0"))
     model, shape, classes = model_and_data()
