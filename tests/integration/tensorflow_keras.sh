@@ -1,15 +1,15 @@
 # hvd.tensorflow.keras in training (tests/python/tf_keras_training.py): model.fit with DistributedOptimizer and the
 # callbacks (weights identical on every rank, metrics averaged, the warm-up's rate per batch), a
-# DistributedGradientTape loop, a tf.compat.v1 DistributedOptimizer under MonitoredTrainingSession and
-# SyncBatchNormalization's global moments; on Keras 3
-# through hvd.tensorflow.keras and on Keras 2 (TF_USE_LEGACY_KERAS=1) through horovod.tensorflow.keras under
+# DistributedGradientTape loop, PartialDistributedGradientTape's local layer, a tf.compat.v1 DistributedOptimizer
+# under MonitoredTrainingSession and SyncBatchNormalization's global moments; on Keras 3 through
+# hvd.tensorflow.keras and on Keras 2 (TF_USE_LEGACY_KERAS=1) through horovod.tensorflow.keras under
 # --horovod-compat, at np 2 and 3. Then a TensorFlow exception on rank 1 is hvdrun's root cause.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/python_lib.bash"
 source "$(dirname "$0")/report_lib.bash"
 source "$(dirname "$0")/tensorflow_lib.bash"
 
-checks="fit_weights_identical metric_average warmup_lr gradient_tape v1_optimizer sync_batch_norm done"
+checks="fit_weights_identical metric_average warmup_lr gradient_tape partial_tape v1_optimizer sync_batch_norm done"
 run_keras() {  # NP KERAS MODULE [hvdrun flags...]
   local np=$1 keras=$2 module=$3; shift 3
   local legacy=0

@@ -2,7 +2,7 @@
 model.fit with DistributedOptimizer and Horovod's callbacks on data that differs per rank, then their effects:
 every rank ends with the same weights (the broadcast at the first batch, then averaged gradients), the epoch's
 metrics are the average of the ranks' own (MetricAverageCallback), and the learning rate climbs per batch as the
-warm-up's formula says. Then a DistributedGradientTape loop, hvd.tensorflow.DistributedOptimizer on a
+warm-up's formula says. Then a DistributedGradientTape loop, PartialDistributedGradientTape's local layer, hvd.tensorflow.DistributedOptimizer on a
 tf.compat.v1 optimizer in a graph, and SyncBatchNormalization's global moments. One "ok NAME" line per check per rank. Usage: tf_keras_training.py MODULE
 (hvd.tensorflow.keras, or horovod.tensorflow.keras under --horovod-compat)."""
 
@@ -89,6 +89,25 @@ for step in range(3):
     opt2.apply_gradients(zip(grads, model2.trainable_variables))
 same_everywhere("tape weights", model2.get_weights())
 ok("gradient_tape")
+
+# PartialDistributedGradientTape: the local layer's gradient is this rank's own divided by the size (Horovod's
+# scale_local_gradients), the shared layer's the average over ranks.
+model3 = keras.Sequential([keras.Input(shape=(5,)), keras.layers.Dense(2), keras.layers.Dense(1)])
+hvd_tf.broadcast_variables(model3.variables, root_rank=0)
+with tf.GradientTape(persistent=True) as plain:
+    loss = tf.reduce_mean((model3(x[:8]) - y[:8]) ** 2)
+raw = [g.numpy() for g in plain.gradient(loss, model3.trainable_variables)]
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model3(x[:8]) - y[:8]) ** 2)
+tape = hvd_tf.PartialDistributedGradientTape(tape, local_layers=[model3.layers[1]])
+got = [g.numpy() for g in tape.gradient(loss, model3.trainable_variables)]
+everyone = hvd_tf.allgather_object(raw)
+for i, g in enumerate(got):
+    local = i >= 2  # the second Dense's kernel and bias
+    want = raw[i] / size if local else np.mean([r[i] for r in everyone], 0)
+    if not np.allclose(g, want, rtol=1e-5, atol=1e-6):
+        raise AssertionError(f"PartialDistributedGradientTape: gradient {i} (local={local}) is {g}, want {want}")
+ok("partial_tape")
 
 # tf.compat.v1: DistributedOptimizer in a graph, BroadcastGlobalVariablesHook at session start.
 with tf.Graph().as_default():

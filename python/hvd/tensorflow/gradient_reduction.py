@@ -111,6 +111,18 @@ def _scale_local(grad, process_set):
     return grad / n
 
 
+def local_layer_variables(local_layers):
+    """The trainable variables of `local_layers` (one Keras layer or several, Keras 2's or Keras 3's: what they share
+    is trainable_weights); ValueError, as Horovod's, for anything else."""
+    if local_layers is None:
+        return []
+    if hasattr(local_layers, "trainable_weights"):
+        local_layers = [local_layers]
+    elif not all(hasattr(layer, "trainable_weights") for layer in local_layers):
+        raise ValueError("All local layers must be of tf.keras.layers.Layer type.")
+    return [var for layer in local_layers for var in layer.trainable_weights]
+
+
 class LocalVariables:
     """The variables a wrapper keeps local (register_local_source / register_local_var): their gradients are not
     reduced, and are divided by the set's size when scale_local_gradients, as Horovod does."""

@@ -7,7 +7,7 @@ import tensorflow as tf
 from hvd.common.basics import Average
 from hvd.common.process_sets import global_process_set
 from hvd.tensorflow.compression import Compression
-from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options
+from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options, local_layer_variables
 
 
 class _DistributedGradientTape(tf.GradientTape):
@@ -45,16 +45,9 @@ def PartialDistributedGradientTape(gradtape, device_dense="", device_sparse="", 
                                    groups=None, process_set=global_process_set, local_layers=None,
                                    scale_local_gradients=True):
     """A DistributedGradientTape whose `local_layers` (Keras layers) keep their gradients local."""
-    # Any Keras layer (Keras 2's tf_keras or Keras 3's): what it has is trainable_weights.
-    if local_layers is None:
-        local_layers = []
-    elif hasattr(local_layers, "trainable_weights"):
-        local_layers = [local_layers]
-    elif not all(hasattr(layer, "trainable_weights") for layer in local_layers):
-        raise ValueError("All local layers must be of tf.keras.layers.Layer type.")
+    local_vars = local_layer_variables(local_layers)
     tape = DistributedGradientTape(gradtape, device_dense, device_sparse, compression, sparse_as_dense, op,
                                    gradient_predivide_factor, num_groups, groups, process_set, scale_local_gradients)
-    for layer in local_layers:
-        for var in layer.trainable_weights:
-            tape.register_local_source(var)
+    for var in local_vars:
+        tape.register_local_source(var)
     return tape

@@ -8,7 +8,7 @@ accumulates before apply(), so the reduction then runs once per accumulated step
 from hvd.common.basics import Average
 from hvd.common.process_sets import global_process_set
 from hvd.tensorflow.compression import Compression
-from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options
+from hvd.tensorflow.gradient_reduction import GradientReducer, LocalVariables, check_options, local_layer_variables
 
 
 def _is_keras3(optimizer):
@@ -67,18 +67,12 @@ def PartialDistributedOptimizer(optimizer, name=None, device_dense="", device_sp
                                 backward_passes_per_step=1, average_aggregated_gradients=False, groups=None,
                                 process_set=global_process_set, local_layers=None, scale_local_gradients=True):
     """A DistributedOptimizer whose `local_layers` keep their gradients local."""
-    if local_layers is None:
-        local_layers = []
-    elif hasattr(local_layers, "trainable_weights"):
-        local_layers = [local_layers]
-    elif not all(hasattr(layer, "trainable_weights") for layer in local_layers):
-        raise ValueError("All local layers must be of tf.keras.layers.Layer type.")
+    local_vars = local_layer_variables(local_layers)
     distributed = DistributedOptimizer(optimizer, name, device_dense, device_sparse, compression, sparse_as_dense,
                                        gradient_predivide_factor, op, backward_passes_per_step,
                                        average_aggregated_gradients, 0, groups, process_set, scale_local_gradients)
-    for layer in local_layers:
-        for var in layer.trainable_weights:
-            distributed.register_local_var(var)
+    for var in local_vars:
+        distributed.register_local_var(var)
     return distributed
 
 
