@@ -45,6 +45,15 @@ def refused_at_once(handle):
     return handle
 
 
+def blocking(call, *args):
+    """Runs a blocking binding call; what libhvd refuses as bad usage raises HorovodUsageError (a ValueError), as
+    Horovod's blocking calls raise."""
+    try:
+        return call(*args)
+    except HorovodInternalError as e:
+        raise refine(e) from None
+
+
 def started(call, *args):
     """Starts an op with `call(*args)` (a binding's *_async function) and returns its handle; whatever libhvd refuses
     at once (an argument checked on this rank, a name in flight) raises HorovodUsageError here."""

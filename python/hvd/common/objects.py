@@ -5,27 +5,19 @@ import pickle
 
 from hvd.common import _core
 from hvd.common.basics import rank
-from hvd.common.exceptions import HorovodInternalError, refine
+from hvd.common.exceptions import blocking
 from hvd.common.process_sets import check_process_set, global_process_set
-
-
-def _checked(call, *args):
-    # A call libhvd refuses (a root outside the set, a name in flight) is a usage error, as for tensors.
-    try:
-        return call(*args)
-    except HorovodInternalError as e:
-        raise refine(e) from None
 
 
 def broadcast_object(obj, root_rank=0, name=None, process_set=global_process_set):
     """Returns root_rank's `obj` (pickled) on every rank of the set."""
     ps = check_process_set(process_set, "broadcast_object")
     data = pickle.dumps(obj) if rank() == root_rank else b""
-    return pickle.loads(_checked(_core.broadcast_bytes, data, root_rank, "broadcast_object." + (name or "unnamed"), ps))
+    return pickle.loads(blocking(_core.broadcast_bytes, data, root_rank, "broadcast_object." + (name or "unnamed"), ps))
 
 
 def allgather_object(obj, name=None, process_set=global_process_set):
     """Returns the list of every rank's `obj` (pickled), in rank order of the set."""
     ps = check_process_set(process_set, "allgather_object")
-    gathered = _checked(_core.allgather_bytes, pickle.dumps(obj), "allgather_object." + (name or "unnamed"), ps)
+    gathered = blocking(_core.allgather_bytes, pickle.dumps(obj), "allgather_object." + (name or "unnamed"), ps)
     return [pickle.loads(data) for data in gathered]

@@ -74,7 +74,7 @@ class GradientReducer:
             return out
         return self._reduce_all(grads, variables)
 
-    def _one(self, grad, index):
+    def _one(self, grad):
         return allreduce(grad, compression=self._compression, op=self._op, prescale_factor=self._prescale,
                          postscale_factor=self._postscale, process_set=self._process_set)
 
@@ -82,7 +82,7 @@ class GradientReducer:
         grads = list(grads)
         with tf.name_scope(self._name + "_Allreduce"):
             if self._groups is None:
-                return [self._one(g, i) if g is not None else None for i, g in enumerate(grads)]
+                return [self._one(g) if g is not None else None for g in grads]
             present = [(i, g) for i, g in enumerate(grads) if g is not None]
             if isinstance(self._groups, list) and variables is not None:
                 place = {var_key(v): n for n, group in enumerate(self._groups) for v in group}

@@ -11,6 +11,7 @@ import warnings
 import torch
 
 from hvd.common import _core
+from hvd.common.exceptions import blocking
 from hvd.torch import _C
 from hvd.torch.basics import (Average, HorovodInternalError, Sum, refine, check_process_set, global_process_set,
                               rank, started)
@@ -34,14 +35,6 @@ def _reduce_op(op, average, what):
 
 def _differentiable(*tensors):
     return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
-
-
-def _blocking(call, *args):
-    """Runs a blocking _C op; libhvd's duplicate-name refusal raises HorovodUsageError (a ValueError) as Horovod's."""
-    try:
-        return call(*args)
-    except HorovodInternalError as e:
-        raise refine(e) from None
 
 
 def _is_integer(tensor):
@@ -124,7 +117,7 @@ class _Allreduce(torch.autograd.Function):
     @staticmethod
     def forward(ctx, tensor, name, op, prescale_factor, postscale_factor, ps):
         ctx.args = (op, prescale_factor, postscale_factor, ps)
-        return _blocking(_C.allreduce, tensor, False, op, prescale_factor, postscale_factor, name, ps)
+        return blocking(_C.allreduce, tensor, False, op, prescale_factor, postscale_factor, name, ps)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -141,12 +134,12 @@ def allreduce(tensor, average=None, name=None, compression=Compression.none, op=
     ints = _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set)
     if ints is not None:  # integers carry no gradient
         scaled, wire_op, finish = ints
-        return finish(_blocking(_C.allreduce, scaled, False, wire_op, 1.0, 1.0, name or "", ps))
+        return finish(blocking(_C.allreduce, scaled, False, wire_op, 1.0, 1.0, name or "", ps))
     compressed, ctx = compression.compress(tensor)
     if _differentiable(compressed):
         reduced = _Allreduce.apply(compressed, name or "", op, prescale_factor, postscale_factor, ps)
     else:
-        reduced = _blocking(_C.allreduce, compressed, False, op, prescale_factor, postscale_factor, name or "", ps)
+        reduced = blocking(_C.allreduce, compressed, False, op, prescale_factor, postscale_factor, name or "", ps)
     return compression.decompress(reduced, ctx)
 
 
@@ -157,7 +150,7 @@ def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, po
     op = _reduce_op(op, average, "allreduce_")
     if _integer_scales(tensor, op, prescale_factor, postscale_factor, process_set) is not None:
         return allreduce_async_(tensor, None, name, op, prescale_factor, postscale_factor, process_set).wait()
-    return _blocking(_C.allreduce, tensor, True, op, prescale_factor, postscale_factor, name or "", ps)
+    return blocking(_C.allreduce, tensor, True, op, prescale_factor, postscale_factor, name or "", ps)
 
 
 # ---- grouped allreduce: negotiated and fused as one ------------------------------------------------------------
@@ -351,7 +344,7 @@ def synchronize(handle):
 def barrier(process_set=global_process_set):
     """Returns once every rank has called barrier()."""
     ps = check_process_set(process_set, "barrier")
-    _blocking(_core.barrier, ps)
+    blocking(_core.barrier, ps)
 
 
 def join(device=-1):

@@ -59,14 +59,6 @@ class MetricAverageCallback(_keras.callbacks.Callback):
                 logs[name] = float(averaged.numpy())
 
 
-def _set_lr(optimizer, value):
-    lr = optimizer.learning_rate
-    if hasattr(lr, "assign"):
-        lr.assign(value)
-    else:
-        optimizer.learning_rate = value
-
-
 def _get_lr(optimizer):
     return float(np.asarray(optimizer.learning_rate))
 
@@ -96,7 +88,7 @@ class LearningRateScheduleCallback(_keras.callbacks.Callback):
         optimizer = self.model.optimizer
         old_lr = _get_lr(optimizer)
         new_lr = self.initial_lr * self.multiplier(epoch)
-        _set_lr(optimizer, new_lr)
+        _set_attr(optimizer, "learning_rate", new_lr)
         momentum = getattr(optimizer, "momentum", None)
         if self.momentum_correction and momentum is not None and old_lr > 0 and not callable(momentum):
             self.restore_momentum = float(np.asarray(momentum))
