@@ -37,6 +37,7 @@ nlohmann::json to_json(const FailureRecord& r) {
   if (!r.tensor.empty()) j["tensor"] = r.tensor;
   if (!r.source.empty()) j["source"] = r.source;
   if (r.stall) j["stall"] = true;
+  if (r.stop) j["stop"] = to_json(*r.stop);
   return j;
 }
 
@@ -53,6 +54,7 @@ FailureRecord failure_record_from_json(const nlohmann::json& j) {
   get_if_present(j, "source", r.source);
   get_if_present(j, "time_ms", r.time_ms);
   get_if_present(j, "stall", r.stall);
+  if (auto it = j.find("stop"); it != j.end() && it->is_object()) r.stop = stop_from_json(*it);
   return r;
 }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/stop.h"
+
 namespace hvd {
 
 // The environment variables the agent sets per worker: hvd's own record file, and torch's, which a script's
@@ -28,6 +30,7 @@ struct FailureRecord {
   std::vector<int> blame;            // a consequence: the ranks it failed because of
   std::string tensor;                // the tensor it failed in, when known
   bool stall = false;                // a consequence of a stall shutdown: `blame` did not submit `tensor`
+  std::optional<Stop> stop;          // libhvd's engine was stopped: why, as a code and its facts ("stop" in JSON)
   std::string source;                // "python", "c++", "hvd" (libhvd's engine), "torch" (@record)
   std::int64_t time_ms = 0;          // wall clock, ms since the epoch, when the rank failed
 };

@@ -118,6 +118,25 @@ HVD_API int hvd_process_set_size(int id);
 HVD_API int hvd_process_set_ranks(int id, int* ranks, int max_count); /* returns the count */
 HVD_API int hvd_use_process_set(int id);
 
+/* An exception nobody caught, for hvdrun's root-cause report: a framework module's exception hook hands it to
+ * hvd_record_uncaught, so that one rule, libhvd's, decides whether it is a cause or a consequence of another
+ * rank's failure. Strings may be NULL (empty). */
+typedef struct {
+  const char* source;        /* who saw it: "python" */
+  const char* type_name;     /* "RuntimeError" */
+  const char* message;       /* may span lines */
+  const char* const* frames; /* the traceback's last frames, innermost last, each may span lines */
+  int num_frames;
+  int is_hvd_error; /* an hvd error (HorovodInternalError): peer and tensor are its fields */
+  int peer;         /* the rank the error is down to, -1 none */
+  const char* tensor;
+} hvd_uncaught_exception;
+
+/* Records `e` in the failure record file `path` (the worker's HVD_ERROR_FILE) as this rank's: a cause, or a
+ * consequence of the rank it is down to (the one the engine recorded when it stopped, or the error's peer). Returns
+ * 0, or -1 on a NULL argument; a record that cannot be written is skipped (a report never fails a rank). */
+HVD_API int hvd_record_uncaught(const char* path, const hvd_uncaught_exception* e);
+
 HVD_API int hvd_poll(hvd_handle* handle); /* 1 done, 0 running */
 HVD_API int hvd_wait(hvd_handle* handle); /* 0, or -1 with the op's error in hvd_last_error() */
 /* After hvd_wait() (-1 before): the output's data and shape (up to max_ndim dimensions; *ndim gets the real

@@ -47,13 +47,13 @@ RootCause rank_cause(const std::vector<RankEnding>& endings, std::size_t i) {
 }
 
 // A stalled rank stopped by the teardown before its own record of the stall was written: the witness's record
-// says as much, from the other side.
+// says as much, from the other side: the stop's code and facts (common/stop.h) say it in the stalled rank's words.
 void stall_from_witness(const FailureRecord& witness, RootCause& root) {
-  std::string what = witness.reason;
-  if (what.starts_with("hvd is shut down: ")) what.erase(0, 18);
-  root.reason = "stall: this rank did not submit '" + witness.tensor + "', which the other ranks waited in";
-  root.details = {what};
-  root.details.insert(root.details.end(), witness.details.begin(), witness.details.end());
+  Stop stop = witness.stop.value_or(Stop{.code = StopCode::kStall});
+  if (stop.tensor.empty()) stop.tensor = witness.tensor;
+  root.reason = stalled_rank_reason(stop);
+  root.details = witness.stop ? last_lines(describe(stop), 12) : std::vector<std::string>{witness.reason};
+  if (!witness.stop) root.details.insert(root.details.end(), witness.details.begin(), witness.details.end());
   root.source = witness.source;
 }
 

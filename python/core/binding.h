@@ -1,8 +1,8 @@
 // hvd.common._core: the framework-free binding of libhvd that every framework module (hvd.torch, hvd.tensorflow,
-// hvd.mxnet) shares: init and the job's shape, errors, process sets, elastic, the timeline, and collectives over
-// Python bytes. One register_* function per concern (module.cc calls them). Every call that waits releases the
-// GIL. It registers hvd::Error's translation and the ReduceOp and ErrorKind types once for the process; the
-// framework bindings, loaded after it, use them as they are.
+// hvd.mxnet) shares: init and the job's shape, errors, process sets, elastic, the timeline, collectives over
+// Python bytes, and the record of an uncaught exception. One register_* function per concern (module.cc calls
+// them). Every call that waits releases the GIL. It registers hvd::Error's translation and the ReduceOp and
+// ErrorKind types once for the process; the framework bindings, loaded after it, use them as they are.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -19,5 +19,6 @@ void register_process_sets(py::module_& m);
 void register_timeline(py::module_& m);
 void register_elastic(py::module_& m);
 void register_objects(py::module_& m);
+void register_failure_record(py::module_& m);
 
 }  // namespace hvd::python

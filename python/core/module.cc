@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   hvd::python::register_timeline(m);
   hvd::python::register_elastic(m);
   hvd::python::register_objects(m);
+  hvd::python::register_failure_record(m);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hvd/hvd.h"
+#include "runtime/api/uncaught_exception.h"
 
 struct hvd_handle {
   hvd::Handle handle;
@@ -98,6 +99,16 @@ hvd_handle& checked(hvd_handle* h, const char* call) {
 }
 
 std::string name_of(const char* name) { return name ? name : ""; }
+
+hvd::detail::UncaughtException uncaught_from(const hvd_uncaught_exception& e) {
+  hvd::detail::UncaughtException out{.source = name_of(e.source), .type = name_of(e.type_name),
+                                      .message = name_of(e.message)};
+  for (int i = 0; e.frames && i < e.num_frames; ++i) out.frames.push_back(name_of(e.frames[i]));
+  out.hvd_error = e.is_hvd_error != 0;
+  out.peer = e.peer;
+  out.tensor = name_of(e.tensor);
+  return out;
+}
 
 // The blocking forms: the async call, then a wait; a failed op releases its handle and hands out nothing.
 template <typename Start>
@@ -317,6 +328,14 @@ int hvd_handle_received_splits(hvd_handle* h, int64_t* splits, int max_count) {
 }
 
 void hvd_handle_release(hvd_handle* h) { delete h; }
+
+int hvd_record_uncaught(const char* path, const hvd_uncaught_exception* e) {
+  return guarded([&] {
+    if (!path || !e) fail("hvd_record_uncaught", "path or exception is NULL");
+    hvd::detail::record_foreign_exception(path, uncaught_from(*e));
+    return 0;
+  });
+}
 
 }  // extern "C"
 

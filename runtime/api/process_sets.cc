@@ -168,10 +168,10 @@ void ProcessSetTable::shutdown_all() {
   }
 }
 
-void ProcessSetTable::abort(const std::string& reason) noexcept {
+void ProcessSetTable::abort(const Stop& stop) noexcept {
   std::lock_guard lock(mutex_);
   for (auto& [id, s] : sets_) {
-    if (s->comm) s->comm->abort(reason);
+    if (s->comm) s->comm->abort(stop);
   }
 }
 

@@ -56,7 +56,7 @@ class ProcessSetTable {
   Member member(std::int32_t id, const CallSite& at);
   void shutdown_all();
   // Elastic: fails what the sets' communicators are blocked in (any thread; Communicator::abort).
-  void abort(const std::string& reason) noexcept;
+  void abort(const Stop& stop) noexcept;
 
  private:
   struct Set {

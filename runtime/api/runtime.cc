@@ -137,8 +137,8 @@ void Runtime::reset() {
     g_runtime.store(nullptr);
     std::unique_ptr<Runtime> old = std::move(g_owner);
     // Nothing of the old job is waited for: peers may be dead, or already in the next rendezvous.
-    old->comm_->abort("the runtime is being reset (hvd::elastic::reset)");
-    old->sets_->abort("the runtime is being reset (hvd::elastic::reset); process sets are dropped");
+    old->comm_->abort({.code = StopCode::kElasticReset});
+    old->sets_->abort({.code = StopCode::kElasticReset, .process_sets = true});
     old.reset();
   }
   init_locked();
@@ -146,9 +146,8 @@ void Runtime::reset() {
 
 void Runtime::on_elastic_event(std::int64_t n, const std::string& value) noexcept {
   if (value == "reset") {
-    if (sets_) sets_->abort("hvdrun is re-forming the job; process sets are dropped at the reset");
-    comm_->abort("hvdrun is re-forming the job (elastic event " + std::to_string(n) +
-                 ": a worker failed or a host was lost); hvd::elastic::run resets and goes on from the last commit");
+    if (sets_) sets_->abort({.code = StopCode::kReform, .event = n, .process_sets = true});
+    comm_->abort({.code = StopCode::kReform, .event = n});
   } else if (value == "hosts_updated") {
     hosts_updated_.store(true);
   }

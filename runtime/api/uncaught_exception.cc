@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "hvd/error.h"
-#include "runtime/engine/failure_file.h"
+#include "runtime/engine/failure/record_rule.h"
 
 namespace hvd::detail {
 namespace {
@@ -27,14 +27,14 @@ std::string current_type_name() {
   return status == 0 && name ? name.get() : type->name();
 }
 
-FailureRecord describe(const std::string& type, const std::string& what) {
-  FailureRecord r;
-  r.source = "c++";
-  r.time_ms = wall_clock_ms();
-  auto lines = last_lines(what, 12);
-  r.reason = type + ": " + (lines.empty() ? std::string() : lines.front());
-  if (lines.size() > 1) r.details.assign(lines.begin() + 1, lines.end());
-  return r;
+UncaughtException describe(const std::string& type, const std::string& what, const Error* hvd_error = nullptr) {
+  UncaughtException e{.source = "c++", .type = type, .message = what};
+  if (hvd_error) {
+    e.hvd_error = true;
+    e.peer = hvd_error->context().peer;
+    e.tensor = hvd_error->context().tensor;
+  }
+  return e;
 }
 
 void record_current_exception() {
@@ -47,15 +47,15 @@ void record_current_exception() {
   const std::string type = current_type_name();
   const int rank = g_rank.load();
   std::exception_ptr thrown = std::current_exception();
-  if (!thrown) return record_uncaught(file, rank, describe("std::terminate", "called without an exception"), nullptr);
+  if (!thrown) return record_uncaught(file, rank, describe("std::terminate", "called without an exception"));
   try {
     std::rethrow_exception(thrown);
   } catch (const Error& e) {
-    record_uncaught(file, rank, describe(type, e.what()), &e);
+    record_uncaught(file, rank, describe(type, e.what(), &e));
   } catch (const std::exception& e) {
-    record_uncaught(file, rank, describe(type, e.what()), nullptr);
+    record_uncaught(file, rank, describe(type, e.what()));
   } catch (...) {
-    record_uncaught(file, rank, describe(type, "(not a std::exception)"), nullptr);
+    record_uncaught(file, rank, describe(type, "(not a std::exception)"));
   }
 }
 
@@ -83,6 +83,10 @@ void install_uncaught_exception_handler(const std::string& error_file, int rank)
     *g_error_file = error_file;
   }
   g_rank.store(rank);
+}
+
+void record_foreign_exception(const std::string& error_file, const UncaughtException& e) noexcept {
+  record_uncaught(error_file, g_rank.load(), e);
 }
 
 }  // namespace hvd::detail

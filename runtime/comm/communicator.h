@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/stop.h"
 #include "hvd/types.h"
 #include "runtime/comm/shm/cpu_binding.h"
 #include "store/store.h"
@@ -95,8 +96,9 @@ class Communicator {
 
   // Elastic jobs: hvdrun is re-forming the job. From any thread: the operation in flight (blocked on a peer that
   // may never answer, e.g. its host vanished without closing its sockets) and every later one fail at once with
-  // ErrorKind::kMembership naming `reason`. Never throws. The default (one rank, nothing ever waits) does nothing.
-  virtual void abort(const std::string& /*reason*/) noexcept {}
+  // ErrorKind::kMembership saying `stop` (common/stop.h). Never throws. The default (one rank, nothing ever waits)
+  // does nothing.
+  virtual void abort(const Stop& /*stop*/) noexcept {}
 
   // Process sets: a communicator over `ranks` (ranks of this one, ascending, numbered 0.. in that order), or
   // nullptr on a rank outside them. Called from a framework thread while the engine's thread runs collectives

@@ -18,9 +18,9 @@ class HierarchicalCommunicator : public TcpCommunicator {
   void allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
   // The mesh first: the op that the shared-memory abort wakes records its failure on the mesh (guarded), and a mesh
   // not yet aborted would take it for a lost peer, so a later call would fail kPeerLost instead of kMembership.
-  void abort(const std::string& reason) noexcept override {
-    TcpCommunicator::abort(reason);
-    local_->abort(reason);
+  void abort(const Stop& stop) noexcept override {
+    TcpCommunicator::abort(stop);
+    local_->abort(stop);
   }
 
  private:

@@ -1,22 +1,26 @@
-// Why a transport was stopped from outside (TcpMesh::abort, ShmGroup::interrupt: an elastic reset, a shutdown): the
-// first reason given is kept for the error every later operation throws. stop() may come from any thread and is
-// noexcept (a reason that cannot be copied stays empty); read reason() once stopped() is true.
+// Why a transport was stopped from outside (TcpMesh::abort, ShmGroup::interrupt: an elastic reset, hvdrun
+// re-forming the job): the first stop given is kept, as a code and its facts (common/stop.h), for the error every
+// later operation throws. stop() may come from any thread and is noexcept (a stop that cannot be copied keeps only
+// its code); read stop() or message() once stopped() is true.
 #pragma once
 
 #include <atomic>
 #include <mutex>
 #include <string>
 
+#include "common/stop.h"
+
 namespace hvd::detail {
 
 class StopReason {
  public:
-  void stop(const std::string& reason) noexcept {
+  void stop(const Stop& stop) noexcept {
     {
       std::lock_guard lock(mutex_);
-      if (reason_.empty()) {
+      if (stop_.code == StopCode::kNone) {
+        stop_.code = stop.code;
         try {
-          reason_ = reason;
+          stop_ = stop;
         } catch (...) {
         }
       }
@@ -24,15 +28,16 @@ class StopReason {
     stopped_.store(true, std::memory_order_seq_cst);
   }
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
-  std::string reason() const {
+  Stop stop() const {
     std::lock_guard lock(mutex_);
-    return reason_;
+    return stop_;
   }
+  std::string message() const { return describe(stop()); }  // the stop in words (common/stop.h)
 
  private:
   std::atomic<bool> stopped_{false};
   mutable std::mutex mutex_;
-  std::string reason_;  // guarded by mutex_; set before stopped_
+  Stop stop_;  // guarded by mutex_; set before stopped_
 };
 
 }  // namespace hvd::detail

@@ -49,8 +49,8 @@ ResponseList Controller::coordinate(const std::vector<RequestList>& lists, Clock
 void Controller::take(const std::vector<RequestList>& lists, Clock::time_point now, ResponseList& out,
                       std::vector<std::string>& errors) {
   for (int r = 0; r < static_cast<int>(lists.size()); ++r) {
-    if (lists[r].shutdown && out.shutdown.empty()) {
-      out.shutdown = describe_ranks({r}, names_) + " called hvd::shutdown()";
+    if (lists[r].shutdown && !out.stopping()) {
+      out.shutdown = {.code = StopCode::kShutdown, .rank = names_.job_rank(r), .host = names_.host(r)};
       out.shutdown_blame = {r};
     }
     for (const auto& q : lists[r].requests) {
@@ -132,18 +132,16 @@ void Controller::fail_stalled(Clock::time_point now, ResponseList& out) {
       if (q) err.type = q->type;
     }
     err.names = {name};
-    err.error = verdict.shutdown_reason;
+    err.error = describe(verdict.stop);
     err.error_kind = ErrorKind::kStall;
     for (int r : verdict.missing) err.blame.push_back(names_.job_rank(r));
     out.responses.push_back(std::move(err));
     order_.erase(p.seq);
     table_.erase(name);
   }
-  if (!verdict.fail.empty() && out.shutdown.empty()) {
-    out.shutdown = verdict.shutdown_reason;
+  if (!verdict.fail.empty() && !out.stopping()) {
+    out.shutdown = verdict.stop;
     out.shutdown_blame.assign(verdict.missing.begin(), verdict.missing.end());
-    out.shutdown_stall = true;
-    out.shutdown_tensor = verdict.fail.front();
   }
 }
 

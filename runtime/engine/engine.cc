@@ -6,7 +6,6 @@
 
 #include "hvd/error.h"
 #include "runtime/comm/shm/cpu_binding.h"
-#include "runtime/engine/failure_file.h"
 #include "runtime/engine/fusion.h"
 #include "runtime/engine/wire.h"
 
@@ -89,7 +88,8 @@ Engine::Engine(const Config& config, Communicator& comm, std::vector<int> job_ra
       fusion_threshold_(config.fusion_threshold),
       cycle_time_us_(config.cycle_time.count()),
       overlap_(engine_overlap_here(config.engine_overlap, topology_.local_size)),
-      cache_(config.cache_capacity) {
+      cache_(config.cache_capacity),
+      stop_(config.error_file, topology_) {
   if (topology_.hosts.size() != static_cast<std::size_t>(topology_.size)) {
     topology_.hosts.assign(static_cast<std::size_t>(topology_.size), "?");
   }
@@ -119,9 +119,7 @@ void Engine::enqueue(std::vector<TensorEntry> entries, Pickup pickup) {
   }
   queue_.enqueue(std::move(entries), pickup);
   // The queue is closed: these ops fail with the engine's failure, which is down to another rank.
-  if (stop_record_due_.load(std::memory_order_relaxed) && stop_record_due_.exchange(false)) {
-    record_failure(config_.error_file, *stop_record_);
-  }
+  stop_.write_due_record();
 }
 
 // ---- who runs a cycle ----------------------------------------------------------------------------------------
@@ -196,7 +194,7 @@ void Engine::run_cycle() {
   std::exception_ptr failure;
   try {
     if (cycle()) return note_pending(Clock::now());
-    failure = shutdown_error();
+    failure = stop_.error();
   } catch (const DataPlaneBroken& broken) {
     failure = broken.error;
     log_stop(failure);
@@ -208,97 +206,17 @@ void Engine::run_cycle() {
 }
 
 void Engine::finish(std::exception_ptr failure) {
-  stop_record_ = stop_record(failure);
-  // A stall's record is written already (adopt_stop). Otherwise a consequence only when an op fails because of it
-  // (a job ended by another rank's shutdown fails nothing here), a cause at once.
-  if (stop_record_ && !stall_recorded_) {
-    if (queue_.in_flight() > 0 || stop_record_->role == FailureRecord::Role::kCause) {
-      record_failure(config_.error_file, *stop_record_);
-    } else {
-      stop_record_due_.store(true);
-    }
-  }
+  stop_.finish(failure, queue_.in_flight() > 0);
   finished_.store(true);
   queue_.close(failure);
   queue_.wake();
-}
-
-std::exception_ptr Engine::shutdown_error() const {
-  int peer = -1;
-  for (auto r : stop_blame_) {
-    if (r != topology_.rank && peer < 0) peer = job_rank(topology_, static_cast<int>(r));
-  }
-  return std::make_exception_ptr(Error(ErrorKind::kInternal, "hvd is shut down: " + stop_reason_,
-                                       {.rank = job_rank(topology_, topology_.rank), .peer = peer,
-                                        .tensor = stop_tensor_}));
-}
-
-// The engine stopped because of `failure` or the coordinator's stop_reason_: a consequence of the ranks at fault,
-// a cause when this rank is the one a stall waited for, nothing for this rank's own shutdown or a reset.
-std::optional<FailureRecord> Engine::stop_record(const std::exception_ptr& failure) const {
-  if (!failure) return std::nullopt;
-  if (!stop_reason_.empty()) return coordinator_stop_record();
-  try {
-    std::rethrow_exception(failure);
-  } catch (const Error& e) {
-    // The communicator names ranks as the job does (a process set's numbers its members 0..).
-    const int me = job_rank(topology_, topology_.rank);
-    if (e.kind() != ErrorKind::kPeerLost || e.context().peer < 0 || e.context().peer == me) return {};
-    FailureRecord r;
-    r.role = FailureRecord::Role::kConsequence;
-    r.source = "hvd";
-    r.time_ms = wall_clock_ms();
-    r.reason = e.what();
-    r.blame = {e.context().peer};
-    r.tensor = e.context().tensor;
-    return r;
-  } catch (...) {
-  }
-  return std::nullopt;
-}
-
-std::optional<FailureRecord> Engine::coordinator_stop_record() const {
-  const bool mine = std::find(stop_blame_.begin(), stop_blame_.end(), topology_.rank) != stop_blame_.end();
-  if (mine && !stop_stall_) return std::nullopt;  // this rank's own hvd::shutdown()
-  FailureRecord r;
-  r.role = mine ? FailureRecord::Role::kCause : FailureRecord::Role::kConsequence;
-  r.source = "hvd";
-  r.time_ms = wall_clock_ms();
-  r.tensor = stop_tensor_;
-  r.stall = stop_stall_ && !mine;
-  for (auto b : stop_blame_) {
-    if (b != topology_.rank) r.blame.push_back(job_rank(topology_, static_cast<int>(b)));
-  }
-  const auto lines = last_lines(stop_reason_, 12);
-  if (mine) {
-    r.reason = "stall: this rank did not submit '" + stop_tensor_ + "', which the other ranks waited in";
-    r.details = lines;
-    return r;
-  }
-  // "stalled ... shutting down:" reads on in its next line, the tensor and the ranks waited for.
-  std::size_t used = lines.empty() ? 0 : 1;
-  r.reason = "hvd is shut down: " + (lines.empty() ? std::string() : lines.front());
-  if (r.reason.ends_with(':') && lines.size() > 1) {
-    r.reason += " " + lines[1].substr(lines[1].find_first_not_of(' '));
-    ++used;
-  }
-  r.details.assign(lines.begin() + static_cast<std::ptrdiff_t>(used), lines.end());
-  return r;
 }
 
 // Rank 0 only, under HVD_ERROR_FILE: the op ranks wait in, written when it changes, for a hung job's report.
 void Engine::note_pending(Clock::time_point now) {
   if (!controller_ || config_.error_file.empty() || now < next_pending_check_) return;
   next_pending_check_ = now + kPendingAfter;
-  auto pending = controller_->oldest_pending(now - kPendingAfter);
-  std::string key;
-  if (pending) {
-    key = pending->tensor;
-    for (int r : pending->missing) key += "," + std::to_string(r);
-  }
-  if (key == pending_written_) return;
-  pending_written_ = key;
-  record_pending(config_.error_file, pending);
+  stop_.note_pending(controller_->oldest_pending(now - kPendingAfter));
 }
 
 // ---- one cycle -------------------------------------------------------------------------------------------------
@@ -313,13 +231,13 @@ bool Engine::cycle() {
   take_cached();
   ResponseList negotiated;
   if (vote_.full()) negotiated = negotiate(want_shutdown);
-  if (!negotiated.shutdown.empty()) adopt_stop(negotiated);
+  if (negotiated.stopping()) adopt_stop(negotiated);
   const int executed = execute_all(negotiated.responses);
   // After executing: the cache's slots of this cycle's responses must not change before they ran.
   remember(negotiated.responses);
   const auto end = Clock::now();
   pace(vote_.any_new() || executed > 0, end);
-  const bool keep_going = negotiated.shutdown.empty();
+  const bool keep_going = !negotiated.stopping();
   if (keep_going) tune(executed > 0, end);
   timeline_.cycle(start, end, vote_.full());
   return keep_going;
@@ -328,14 +246,7 @@ bool Engine::cycle() {
 // The coordinator stops the job. After a stall every rank records why before any fails its ops, and all meet once:
 // the first rank to exit gets the others stopped, and one stopped before its record leaves the report without it.
 void Engine::adopt_stop(const ResponseList& negotiated) {
-  stop_reason_ = negotiated.shutdown;
-  stop_blame_ = negotiated.shutdown_blame;
-  stop_stall_ = negotiated.shutdown_stall;
-  stop_tensor_ = negotiated.shutdown_tensor;
-  if (!stop_stall_) return;
-  if (auto r = coordinator_stop_record()) record_failure(config_.error_file, *r);
-  stall_recorded_ = true;
-  data_plane([&] { comm_.barrier(); });
+  if (stop_.adopt(negotiated.shutdown, negotiated.shutdown_blame)) data_plane([&] { comm_.barrier(); });
 }
 
 // Autotune (autotune.h): every rank ends a sample at the same cycle, since all ran the same responses, and adopts

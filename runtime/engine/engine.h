@@ -44,13 +44,13 @@
 #include <thread>
 #include <vector>
 
-#include "common/failure_record.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/comm/config.h"
 #include "runtime/engine/autotune.h"
 #include "runtime/engine/controller.h"
 #include "runtime/engine/cycle_vote.h"
 #include "runtime/engine/executor.h"
+#include "runtime/engine/failure/engine_stop.h"
 #include "runtime/engine/gpu/gpu_backend.h"
 #include "runtime/engine/handle_state.h"
 #include "runtime/engine/response_cache.h"
@@ -122,11 +122,6 @@ class Engine final : public WaitDriver {
   Clock::time_point next_cycle_at(Clock::time_point now) const;
   void adopt_stop(const ResponseList& negotiated);
   void finish(std::exception_ptr failure);
-  // The report's side (failure_file.h): why this rank's ops fail once the engine stopped, and the coordinator's
-  // oldest pending op while ranks wait.
-  std::exception_ptr shutdown_error() const;
-  std::optional<FailureRecord> stop_record(const std::exception_ptr& failure) const;
-  std::optional<FailureRecord> coordinator_stop_record() const;
   void note_pending(Clock::time_point now);
 
   Config config_;
@@ -168,17 +163,10 @@ class Engine final : public WaitDriver {
   Clock::time_point last_progress_ = Clock::now();
   Clock::time_point last_cycle_end_ = Clock::now();
   Clock::duration delay_{};
-  std::string stop_reason_;
-  std::vector<std::int64_t> stop_blame_;  // with stop_reason_: the ranks the coordinator stopped the job for
-  bool stop_stall_ = false;
-  std::string stop_tensor_;
-  bool stall_recorded_ = false;  // adopt_stop() wrote this rank's record
   Clock::time_point next_pending_check_{};
-  std::string pending_written_;  // what the last record_pending() wrote ("" none)
-
-  // Written once by finish(); recorded then when ops fail at once, else by the first enqueue() that fails.
-  std::optional<FailureRecord> stop_record_;
-  std::atomic<bool> stop_record_due_{false};
+  // The report's side (failure/engine_stop.h): why the engine stopped, what its ops fail with, this rank's record.
+  // Guarded by cycle_mutex_ but for write_due_record() (enqueue(), once finished).
+  EngineStop stop_;
 
   std::jthread thread_;  // last member: starts after everything it uses exists
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/stop.h"
 #include "hvd/error.h"
 #include "hvd/types.h"
 
@@ -58,12 +59,12 @@ struct RequestList {
 // The coordinator's answer, identical on every rank.
 struct ResponseList {
   std::vector<Response> responses;
-  std::string shutdown;  // non-empty: every rank stops with this reason after executing `responses`
+  // A code (common/stop.h): every rank stops, for this reason, after executing `responses`.
+  Stop shutdown;
   // With shutdown: the ranks it is down to (the one that called hvd::shutdown(), or those a stall waited for; the
-  // engine's own numbers), whether it is a stall, and the stalled tensor.
+  // engine's own numbers).
   std::vector<std::int64_t> shutdown_blame;
-  bool shutdown_stall = false;
-  std::string shutdown_tensor;
+  bool stopping() const { return shutdown.code != StopCode::kNone; }
 };
 
 bool is_reduction(OpType type);  // allreduce, reducescatter: fusable, cacheable

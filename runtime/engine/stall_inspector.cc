@@ -20,14 +20,14 @@ StallInspector::Verdict StallInspector::inspect(const std::vector<PendingTensor>
   if (!due(now)) return v;
   // Checking more often than the threshold would only repeat the same warning.
   next_check_ = now + std::max<std::chrono::seconds>(check_time_ / 2, std::chrono::seconds(1));
-  std::string list;
+  std::vector<std::string> waiting;
   int shown = 0;
   for (const auto& t : pending) {
     auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - t.first_seen);
     if (waited < check_time_ || t.missing.empty()) continue;
     if (shown++ < 10) {
-      list += "\n  " + std::string(name_of(t.type)) + " '" + t.name + "' waited " + std::to_string(waited.count()) +
-              " s for " + describe_ranks(t.missing, names_);
+      waiting.push_back(std::string(name_of(t.type)) + " '" + t.name + "' waited " + std::to_string(waited.count()) +
+                        " s for " + describe_ranks(t.missing, names_));
     }
     if (shutdown_time_.count() > 0 && waited >= shutdown_time_) {
       v.fail.push_back(t.name);
@@ -37,15 +37,16 @@ StallInspector::Verdict StallInspector::inspect(const std::vector<PendingTensor>
     }
   }
   if (shown == 0) return v;
-  if (shown > 10) list += "\n  ... and " + std::to_string(shown - 10) + " more";
+  if (shown > 10) waiting.push_back("... and " + std::to_string(shown - 10) + " more");
   v.warning =
       "stall: some ranks submitted these tensors and others did not (a rank skipped an op, called ops in "
-      "another order, or is still busy):" +
-      list;
+      "another order, or is still busy):";
+  for (const auto& line : waiting) v.warning += "\n  " + line;
   if (!v.fail.empty()) {
-    v.shutdown_reason =
-        "stalled for more than HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=" + std::to_string(shutdown_time_.count()) +
-        " s, shutting down:" + list;
+    v.stop = {.code = StopCode::kStall,
+              .tensor = v.fail.front(),
+              .seconds = static_cast<int>(shutdown_time_.count()),
+              .waiting = std::move(waiting)};
   }
   spdlog::warn("{}", v.warning);
   return v;

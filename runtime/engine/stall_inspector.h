@@ -30,7 +30,7 @@ class StallInspector {
   struct Verdict {
     std::string warning;            // empty: nothing stalled (already logged when not)
     std::vector<std::string> fail;  // stalled past the shutdown time
-    std::string shutdown_reason;    // non-empty with `fail`
+    Stop stop;                      // with `fail`: a kStall stop (common/stop.h), the waiting tensors its facts
     std::vector<int> missing;       // with `fail`: the ranks the failed tensors waited for
   };
   Verdict inspect(const std::vector<PendingTensor>& pending, Clock::time_point now);

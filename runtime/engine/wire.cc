@@ -22,6 +22,12 @@ class Writer {
     put(static_cast<std::uint32_t>(v.size()));
     out_.append(reinterpret_cast<const char*>(v.data()), v.size_bytes());
   }
+  void put(const Stop& s) {
+    put(s.code), put(static_cast<std::int32_t>(s.rank)), put(s.host), put(s.tensor);
+    put(static_cast<std::int32_t>(s.seconds)), put(static_cast<std::uint32_t>(s.waiting.size()));
+    for (const auto& line : s.waiting) put(line);
+    put(s.event), put(static_cast<std::uint8_t>(s.process_sets)), put(s.detail);
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -63,6 +69,15 @@ class Reader {
       get(d);
       s.push_back(d);
     }
+  }
+  void get(Stop& s) {
+    std::int32_t rank = -1, seconds = 0;
+    std::uint8_t process_sets = 0;
+    get(s.code), get(rank), get(s.host), get(s.tensor), get(seconds);
+    s.waiting.resize(count());
+    for (auto& line : s.waiting) get(line);
+    get(s.event), get(process_sets), get(s.detail);
+    s.rank = rank, s.seconds = seconds, s.process_sets = process_sets != 0;
   }
   std::uint32_t count() {
     std::uint32_t n = 0;
@@ -110,8 +125,7 @@ RequestList decode_requests(const std::string& bytes) {
 
 std::string encode(const ResponseList& list) {
   Writer w;
-  w.put(list.shutdown);
-  w.put(list.shutdown_blame), w.put(static_cast<std::uint8_t>(list.shutdown_stall)), w.put(list.shutdown_tensor);
+  w.put(list.shutdown), w.put(list.shutdown_blame);
   w.put(static_cast<std::uint32_t>(list.responses.size()));
   for (const auto& r : list.responses) {
     w.put(r.type);
@@ -129,10 +143,7 @@ std::string encode(const ResponseList& list) {
 ResponseList decode_responses(const std::string& bytes) {
   Reader rd(bytes);
   ResponseList list;
-  rd.get(list.shutdown);
-  std::uint8_t stall = 0;
-  rd.get(list.shutdown_blame), rd.get(stall), rd.get(list.shutdown_tensor);
-  list.shutdown_stall = stall != 0;
+  rd.get(list.shutdown), rd.get(list.shutdown_blame);
   list.responses.resize(rd.count());
   for (auto& r : list.responses) {
     rd.get(r.type);

@@ -179,8 +179,8 @@ void ShmGroup::abort(const std::string& reason) noexcept {
   for (auto* c : controls_) futex_wake_all(&c->seq);
 }
 
-void ShmGroup::interrupt(const std::string& reason) noexcept {
-  interrupt_.stop(reason);
+void ShmGroup::interrupt(const Stop& stop) noexcept {
+  interrupt_.stop(stop);
   // Wakes this rank's waiter (peers woken by it go back to sleep).
   for (auto* c : controls_) futex_wake_all(&c->seq);
 }
@@ -191,7 +191,7 @@ void ShmGroup::check(const char* op) {
 
 void ShmGroup::throw_failure(const char* op) {
   if (interrupted()) {
-    const std::string reason = interrupt_.reason();
+    const std::string reason = interrupt_.message();
     const auto& self = peers_[static_cast<std::size_t>(rank_)];
     throw Error(ErrorKind::kMembership, std::string(op) + " on " + describe(self) + " interrupted: " + reason,
                 {.rank = job_rank(self), .host = self.host});

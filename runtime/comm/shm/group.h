@@ -53,8 +53,8 @@ class ShmGroup {
   // Marks the group failed with `reason` (first caller wins) and wakes every waiter. Never throws.
   void abort(const std::string& reason) noexcept;
   // From any thread (Communicator::abort): this rank's current and every later wait throws ErrorKind::kMembership
-  // with `reason`; the peers are not told (each hears hvdrun's reset itself). Never throws.
-  void interrupt(const std::string& reason) noexcept;
+  // saying `stop`; the peers are not told (each hears hvdrun's reset itself). Never throws.
+  void interrupt(const Stop& stop) noexcept;
   // Throws if the group has failed.
   void check(const char* op);
 

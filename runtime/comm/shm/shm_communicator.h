@@ -37,8 +37,8 @@ class ShmCommunicator : public Communicator {
   void barrier() override;
   std::vector<std::string> gather_to_root(const std::string& mine) override;
   std::string broadcast_from_root(const std::string& from_root) override;
-  void abort(const std::string& reason) noexcept override {
-    if (group_) group_->interrupt(reason);
+  void abort(const Stop& stop) noexcept override {
+    if (group_) group_->interrupt(stop);
   }
 
   ShmGroup* group() { return group_.get(); }

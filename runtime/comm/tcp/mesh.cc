@@ -93,15 +93,15 @@ void TcpMesh::fail(const std::string& reason) noexcept {
   }
 }
 
-void TcpMesh::abort(const std::string& reason) noexcept {
-  abort_.stop(reason);
+void TcpMesh::abort(const Stop& stop) noexcept {
+  abort_.stop(stop);
   // Only shutdown(): the descriptors stay open until the mesh goes, so a concurrent sendrecv never sees a reused one.
   for (auto& fd : links_) {
     if (fd.valid()) ::shutdown(fd.get(), SHUT_RDWR);
   }
 }
 
-void TcpMesh::throw_aborted() const { throw Error(ErrorKind::kMembership, abort_.reason()); }
+void TcpMesh::throw_aborted() const { throw Error(ErrorKind::kMembership, abort_.message()); }
 
 void TcpMesh::link_error(int peer, const char* what, const std::string& detail) {
   if (abort_.stopped()) throw_aborted();  // the links broke because we shut them down

@@ -31,8 +31,8 @@ class TcpMesh : public Links {
   // Marks the mesh failed with `reason` (first reason wins) and shuts every link down. Never throws.
   void fail(const std::string& reason) noexcept;
   // fail() for other threads (Communicator::abort): shuts every link down so that a blocked sendrecv wakes, and
-  // makes the pending and every later call throw ErrorKind::kMembership with `reason`. Never throws.
-  void abort(const std::string& reason) noexcept;
+  // makes the pending and every later call throw ErrorKind::kMembership saying `stop`. Never throws.
+  void abort(const Stop& stop) noexcept;
   void check() const;
   const PeerInfo& peer(int rank) const { return peers_[static_cast<std::size_t>(rank)]; }
 

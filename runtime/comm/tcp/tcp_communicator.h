@@ -31,7 +31,7 @@ class TcpCommunicator : public Communicator {
   void cross_allreduce(void* data, std::size_t count, DataType dtype, ReduceOp op) override;
   std::vector<std::string> gather_to_root(const std::string& mine) override;
   std::string broadcast_from_root(const std::string& from_root) override;
-  void abort(const std::string& reason) noexcept override { mesh_->abort(reason); }
+  void abort(const Stop& stop) noexcept override { mesh_->abort(stop); }
 
  protected:
   // Runs body; a failure fails the mesh (and whatever on_failure adds) and is rethrown naming this rank and op.

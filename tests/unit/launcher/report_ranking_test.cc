@@ -271,7 +271,12 @@ TEST_CASE("a stalled rank stopped before it recorded the stall is named with the
   r0.record = record(FailureRecord::Role::kConsequence, 90, {1});
   r0.record->stall = true;
   r0.record->tensor = "wait";
-  r0.record->reason = "hvd is shut down: stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1";
+  // The witness's Python hook replaced the engine's words with its exception's; the stop's code and facts stay.
+  r0.record->reason = "HorovodInternalError: hvd is shut down: stalled for more than ...";
+  r0.record->stop = hvd::Stop{.code = hvd::StopCode::kStall,
+                              .tensor = "wait",
+                              .seconds = 3,
+                              .waiting = {"allreduce 'wait' waited 3 s for rank 1"}};
   auto r1 = exited(1, 101, {}, 15);
   r1.stopped = true;
   auto v = judge({r0, r1}, {}, failed_with(1));
@@ -280,7 +285,8 @@ TEST_CASE("a stalled rank stopped before it recorded the stall is named with the
   CHECK(v.root->inferred);
   CHECK(v.root->reason == "stall: this rank did not submit 'wait', which the other ranks waited in");
   CHECK(v.root->details ==
-        std::vector<std::string>{"stalled for more than 3 s, shutting down: allreduce 'wait' waited 3 s for rank 1"});
+        std::vector<std::string>{"stalled for more than HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=3 s, shutting down:",
+                                 "  allreduce 'wait' waited 3 s for rank 1"});
   CHECK(hvd::failure_record_from_json(hvd::to_json(*r0.record)).stall);
 }
 

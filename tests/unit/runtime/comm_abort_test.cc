@@ -55,7 +55,7 @@ void check_abort_unblocks(const test::Job& job) {
         std::this_thread::sleep_for(1ms);  // polling /proc: the state change has no notification
       }
       aborted_at = std::chrono::steady_clock::now();
-      comm.abort("hvdrun is re-forming the job (test)");
+      comm.abort({.code = StopCode::kReform, .event = 77});
       // An abort that leaves the op blocked would hang this test (the peers wait for rank 0): fail it instead.
       const auto limit = std::chrono::steady_clock::now() + 30s;
       while (!returned.load() && std::chrono::steady_clock::now() < limit) std::this_thread::sleep_for(10ms);
@@ -70,7 +70,7 @@ void check_abort_unblocks(const test::Job& job) {
     try {
       comm.allreduce(data.data(), data.size(), DataType::kFloat32, ReduceOp::kSum);
     } catch (const Error& e) {
-      membership = e.kind() == ErrorKind::kMembership && std::string(e.what()).find("(test)") != std::string::npos;
+      membership = e.kind() == ErrorKind::kMembership && std::string(e.what()).find("(elastic event 77:") != std::string::npos;
     }
     returned = true;
     const auto now = std::chrono::steady_clock::now();

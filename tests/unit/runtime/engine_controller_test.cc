@@ -72,11 +72,11 @@ TEST_CASE("a mismatch fails that tensor only; shutdown from any rank is announce
   REQUIRE(out.responses.size() == 2);
   CHECK(out.responses[0].error.find("rank 1 (h2) sent int32, rank 0 (h1) sent float32") != std::string::npos);
   CHECK(out.responses[1].error.empty());
-  CHECK(out.shutdown == "rank 1 (h2) called hvd::shutdown()");
+  CHECK(out.shutdown.code == hvd::StopCode::kShutdown);
+  CHECK(describe(out.shutdown) == "rank 1 (h2) called hvd::shutdown()");
   // For the root-cause report: the odd rank is blamed for the mismatch, the caller for the shutdown.
   CHECK(out.responses[0].blame == std::vector<std::int64_t>{1});
   CHECK(out.shutdown_blame == std::vector<std::int64_t>{1});
-  CHECK_FALSE(out.shutdown_stall);
 }
 
 TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails the tensor") {
@@ -86,15 +86,18 @@ TEST_CASE("stall inspector: warning names the missing ranks; shutdown time fails
   c.coordinate({list({request(0, "x")}), list({request(1, "x")}), list({})}, t0);
   auto out = c.coordinate({list({}), list({}), list({})}, t0 + std::chrono::milliseconds(1500));
   CHECK(out.responses.empty());
-  CHECK(out.shutdown.empty());
+  CHECK_FALSE(out.stopping());
   out = c.coordinate({list({}), list({}), list({})}, t0 + std::chrono::seconds(3));
   REQUIRE(out.responses.size() == 1);
   CHECK(out.responses[0].error.find("allreduce 'x' waited 3 s for rank 2 (h1)") != std::string::npos);
-  CHECK_FALSE(out.shutdown.empty());
+  CHECK(out.shutdown.code == hvd::StopCode::kStall);
+  CHECK(out.responses[0].error == describe(out.shutdown));
+  CHECK(describe(out.shutdown) ==
+        "stalled for more than HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=2 s, shutting down:\n  allreduce 'x' waited 3 s "
+        "for rank 2 (h1)");
   CHECK(out.responses[0].blame == std::vector<std::int64_t>{2});
   CHECK(out.shutdown_blame == std::vector<std::int64_t>{2});
-  CHECK(out.shutdown_stall);
-  CHECK(out.shutdown_tensor == "x");
+  CHECK(out.shutdown.tensor == "x");
 }
 
 TEST_CASE("a process set's controller blames ranks by their job ranks: set [0, 2], place 1 is rank 2") {

@@ -31,14 +31,21 @@ TEST_CASE("who is to blame survives the wire: a response's ranks at fault, the s
   r.error_kind = hvd::ErrorKind::kMismatch;
   r.blame = {2};
   list.responses.push_back(r);
-  list.shutdown = "stalled";
+  list.shutdown = {.code = hvd::StopCode::kStall, .tensor = "grad", .seconds = 3, .waiting = {"a", "b"}};
   list.shutdown_blame = {1, 3};
-  list.shutdown_stall = true;
-  list.shutdown_tensor = "grad";
   auto back = decode_responses(encode(list));
   REQUIRE(back.responses.size() == 1);
   CHECK(back.responses[0].blame == std::vector<std::int64_t>{2});
   CHECK(back.shutdown_blame == std::vector<std::int64_t>{1, 3});
-  CHECK(back.shutdown_stall);
-  CHECK(back.shutdown_tensor == "grad");
+  CHECK(back.shutdown.code == hvd::StopCode::kStall);
+  CHECK(back.shutdown.tensor == "grad");
+  CHECK(back.shutdown.seconds == 3);
+  CHECK(back.shutdown.waiting == std::vector<std::string>{"a", "b"});
+  ResponseList reform;
+  reform.shutdown = {.code = hvd::StopCode::kReform, .rank = 2, .host = "h2", .event = 9, .process_sets = true};
+  auto again = decode_responses(encode(reform));
+  CHECK(again.shutdown.rank == 2);
+  CHECK(again.shutdown.host == "h2");
+  CHECK(again.shutdown.event == 9);
+  CHECK(again.shutdown.process_sets);
 }
