@@ -56,6 +56,18 @@ void become_agent(int stdin_fd, std::string& cmdline) {
   }
 }
 
+// The local agent leads a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) then
+// reaches hvdrun alone, which stops the job as its own stop, rather than the agent too, whose workers' ends would
+// read as stopped from outside the job. Called in the child and the parent both (whichever runs first). As a
+// background group the agent would be stopped for writing its log to the terminal under `stty tostop`: SIGTTOU is
+// ignored (its workers start with every signal at its default).
+void leave_launchers_group(pid_t agent) { ::setpgid(agent, agent); }
+
+void become_group_leader() {
+  leave_launchers_group(0);
+  ::signal(SIGTTOU, SIG_IGN);
+}
+
 // The local agent: a child process whose stdin is a pipe we hold; its exit is seen through a pidfd so the
 // launcher needs no process-wide SIGCHLD handler.
 class LocalAgentProcess : public AgentProcess {
@@ -78,6 +90,7 @@ class LocalAgentProcess : public AgentProcess {
       pid_ = ::fork();
       if (pid_ == 0) {
         become_agent(read_end.get(), cmdline);
+        become_group_leader();
         int code = 1;
         try {
           code = agent::agent_main(static_cast<int>(argv.size()) - 1, argv.data(), std::move(start_.first_launch));
@@ -92,6 +105,7 @@ class LocalAgentProcess : public AgentProcess {
       pid_ = ::fork();
       if (pid_ == 0) {
         ::dup2(read_end.get(), STDIN_FILENO);
+        become_group_leader();
         // The agent holds only its stdin, stdout and stderr: nothing of hvdrun's (sockets, pipes) survives exec.
         ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
         ::execv(argv[0], argv.data());
@@ -100,6 +114,7 @@ class LocalAgentProcess : public AgentProcess {
       }
     }
     if (pid_ < 0) throw Error(ErrorKind::kBackend, std::string("fork for the local agent: ") + std::strerror(errno));
+    leave_launchers_group(pid_);
     read_end.reset();
     std::string line = start_.secret_hex + "\n";
     if (::write(stdin_.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
