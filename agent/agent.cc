@@ -12,6 +12,9 @@
 
 #include "agent/machine_identity.h"
 #include "common/address.h"
+#include "common/messages/agent_reports.h"
+#include "common/messages/hello.h"
+#include "common/messages/message_type.h"
 #include "common/protocol.h"
 
 namespace hvd::agent {
@@ -23,8 +26,6 @@ std::string lowercase_first(std::string s) {
   if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
   return s;
 }
-
-std::string env_value(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 }  // namespace
 
@@ -40,15 +41,7 @@ Agent::Agent(AgentOptions options)
                       [this](int rank, const char* stream, std::vector<std::string> lines) {
                         send_output(rank, stream, std::move(lines));
                       },
-                      [this](const WorkerExit& e) {
-                        nlohmann::json m{{"type", "exit"}, {"rank", e.rank}, {"pid", e.pid}};
-                        if (e.signal) m["signal"] = *e.signal;
-                        if (e.code) m["code"] = *e.code;
-                        // Stopped by this agent because a stop signal reached it: stopped from outside too.
-                        const bool outside = e.outside || (e.stopped && stopped_from_outside_);
-                        exit_reports_.fill(e.rank, e.ended_ms, e.stopped, outside, m);
-                        send(m);
-                      },
+                      [this](const WorkerExit& e) { send_exit(e); },
                       [this] {
                         if (launched_ || stopping_) finish();
                       }}) {}
@@ -139,32 +132,48 @@ void Agent::on_connected() {
       });
   // Queued now, sealed and sent first once the handshake succeeds. (Sending from the ready handler would
   // start a second write of the same frame inside FramedConnection::on_authenticated.)
-  link_->send({{"type", "hello"},
-               {"role", "agent"},
-               {"host", options_.host},
-               {"pid", ::getpid()},
-               {"machine", machine_identity()}});
+  link_->send(messages::AgentHello{.host = options_.host, .pid = ::getpid(), .machine = machine_identity()}.encode());
   // Its reports queue on the link behind the hello and go out once the handshake succeeds.
-  if (!options_.first_launch.is_null()) launch(std::exchange(options_.first_launch, nullptr));
+  if (options_.first_launch) launch(*std::exchange(options_.first_launch, std::nullopt));
 }
 
-void Agent::on_message(const nlohmann::json& message) {
+void Agent::on_message(const nlohmann::json& frame) {
   last_heard_ = std::chrono::steady_clock::now();
-  std::string type = message.value("type", "");
-  if (type == "heartbeat") return;
-  if (type == "credit") return on_credit(message.value("bytes", std::size_t{0}));
-  if (type == "launch") return launch(message);
-  if (type == "terminate")
-    return stop("the launcher asked to stop: " + message.value("reason", "no reason given"), kExitOk, false);
-  if (type == "kill") {
-    stop("the launcher asked to kill every worker now", kExitOk, false);
-    if (cgroup_) cgroup_->kill();
-    return supervisor_.kill_now();
+  try {
+    on_command(frame);
+  } catch (const messages::MessageError& e) {
+    spdlog::error("{}, from the launcher", e.what());
+    stop("malformed " + e.message_name() + " message", kExitLauncherLost, false);
   }
-  spdlog::warn("ignoring a message of unknown type '{}' from the launcher", type);
 }
 
-void Agent::launch(const nlohmann::json& message) {
+void Agent::on_command(const nlohmann::json& frame) {
+  using messages::MessageType;
+  const auto type = messages::message_type_of(frame);
+  if (!type) {
+    return spdlog::warn("ignoring a message of unknown type {} from the launcher",
+                        frame.value("type", nlohmann::json()).dump());
+  }
+  switch (*type) {
+    case MessageType::kHeartbeat:
+      return;
+    case MessageType::kCredit:
+      return on_credit(messages::Credit::decode(frame).bytes);
+    case MessageType::kLaunch:
+      return launch(messages::Launch::decode(frame));
+    case MessageType::kTerminate:
+      return stop("the launcher asked to stop: " + messages::Terminate::decode(frame).reason.value_or("no reason given"),
+                  kExitOk, false);
+    case MessageType::kKill:
+      stop("the launcher asked to kill every worker now", kExitOk, false);
+      if (cgroup_) cgroup_->kill();
+      return supervisor_.kill_now();
+    default:
+      spdlog::warn("ignoring a '{}' message from the launcher: agents do not take it", messages::name_of(*type));
+  }
+}
+
+void Agent::launch(const messages::Launch& launch) {
   if (stopping_) {
     spdlog::warn("ignoring a launch message after a stop");
     return;
@@ -172,39 +181,31 @@ void Agent::launch(const nlohmann::json& message) {
   // An elastic job launches more workers on a host as slots free up; the first launch sets the job up.
   const bool first = !launched_;
   launched_ = true;
-  try {
-    kill_grace_ms_ = std::max(0, static_cast<int>(message.value("kill_grace_s", protocol::kDefaultKillGraceSeconds) * 1000));
-    output_window_.set_limit(message.value("output_window", std::size_t{0}));
-    SpawnOptions base;
-    base.command = message.at("command").get<std::vector<std::string>>();
-    base.cwd = message.value("cwd", "");
-    base.host = options_.host;
-    if (first) make_cgroup();
-    if (cgroup_) {
-      base.cgroup_dir = cgroup_->dir_fd();
-      base.cgroup_procs = cgroup_->procs_file();
+  kill_grace_ms_ = std::max(0, static_cast<int>(launch.kill_grace_s * 1000));
+  output_window_.set_limit(launch.output_window);
+  SpawnOptions base;
+  base.command = launch.command;
+  base.cwd = launch.cwd;
+  base.host = options_.host;
+  if (first) make_cgroup();
+  if (cgroup_) {
+    base.cgroup_dir = cgroup_->dir_fd();
+    base.cgroup_procs = cgroup_->procs_file();
+  }
+  for (const auto& r : launch.ranks) {
+    SpawnOptions spawn = base;
+    // The launch frame carries the rest of the contract; the secret stays off it (agent.h).
+    spawn.env[protocol::kEnvSecret] = options_.secret_hex;
+    for (const auto& [name, value] : r.env) spawn.env[name] = value;
+    exit_reports_.add_env(r.rank, spawn.env);
+    try {
+      pid_t pid = supervisor_.spawn(r.rank, spawn);
+      spdlog::debug("rank {} started as pid {}", r.rank, pid);
+      send(messages::Started{.rank = r.rank, .pid = pid}.encode());
+    } catch (const SpawnError& e) {
+      spdlog::error("rank {}: {}", r.rank, e.what());
+      send(messages::SpawnFailed{.rank = r.rank, .code = e.exit_code(), .error = e.what()}.encode());
     }
-    for (const auto& r : message.at("ranks")) {
-      SpawnOptions spawn = base;
-      int rank = r.at("rank").get<int>();
-      // The launch frame carries the rest of the contract; the secret stays off it (agent.h).
-      spawn.env[protocol::kEnvSecret] = options_.secret_hex;
-      if (r.contains("env")) {
-        for (const auto& [name, value] : r.at("env").items()) spawn.env[name] = env_value(value);
-      }
-      exit_reports_.add_env(rank, spawn.env);
-      try {
-        pid_t pid = supervisor_.spawn(rank, spawn);
-        spdlog::debug("rank {} started as pid {}", rank, pid);
-        send({{"type", "started"}, {"rank", rank}, {"pid", pid}});
-      } catch (const SpawnError& e) {
-        spdlog::error("rank {}: {}", rank, e.what());
-        send({{"type", "spawn_failed"}, {"rank", rank}, {"code", e.exit_code()}, {"error", e.what()}});
-      }
-    }
-  } catch (const nlohmann::json::exception& e) {
-    spdlog::error("malformed launch message from the launcher: {}", e.what());
-    return stop("malformed launch message", kExitLauncherLost, false);
   }
   if (supervisor_.idle()) finish();  // nothing started: every rank failed to spawn, or none was given
 }
@@ -229,7 +230,7 @@ void Agent::do_heartbeat() {
       return link_->close("nothing heard from the launcher for " + std::to_string(protocol::kHeartbeatTimeout.count()) +
                           " s");
     }
-    if (ready_ && !finished_) link_->send_urgent({{"type", "heartbeat"}});
+    if (ready_ && !finished_) link_->send_urgent(messages::Heartbeat{}.encode());
     do_heartbeat();
   });
 }
@@ -293,7 +294,7 @@ void Agent::finish() {
   // What the workers left behind (a setsid'd child, say) dies with the job.
   if (cgroup_) cgroup_->kill();
   if (!link_ || !link_->open()) return io_.stop();
-  send({{"type", "bye"}});
+  send(messages::Bye{}.encode());
   link_->shutdown_after_flush();  // hvdrun closes the link once it has read everything up to "bye"
 }
 
@@ -309,7 +310,21 @@ void Agent::send_output(int rank, const char* stream, std::vector<std::string> l
   std::size_t bytes = 0;
   for (const auto& line : lines) bytes += line.size();
   if (output_window_.spend(protocol::output_cost(bytes, lines.size()))) supervisor_.pause_output();
-  send({{"type", "output"}, {"rank", rank}, {"stream", stream}, {"lines", std::move(lines)}});
+  const auto output_stream = std::string_view(stream) == "stderr" ? messages::OutputStream::kStderr
+                                                                  : messages::OutputStream::kStdout;
+  send(messages::Output{.rank = rank, .stream = output_stream, .lines = std::move(lines)}.encode());
+}
+
+void Agent::send_exit(const WorkerExit& e) {
+  messages::Exit exit;
+  exit.rank = e.rank;
+  exit.pid = e.pid;
+  exit.code = e.code;
+  exit.signal = e.signal;
+  // Stopped by this agent because a stop signal reached it: stopped from outside too.
+  const bool outside = e.outside || (e.stopped && stopped_from_outside_);
+  exit_reports_.fill(e.rank, e.ended_ms, e.stopped, outside, exit);
+  send(exit.encode());
 }
 
 void Agent::on_credit(std::size_t bytes) {

@@ -21,6 +21,7 @@
 #include "agent/supervisor.h"
 #include "agent/worker_cgroup.h"
 #include "common/framed_connection.h"
+#include "common/messages/agent_commands.h"
 #include "common/protocol.h"
 
 namespace hvd::agent {
@@ -34,8 +35,8 @@ struct AgentOptions {
   int stdin_fd = 0;        // watched for EOF; -1: not watched
   std::chrono::seconds connect_timeout{30};
   // hvdrun's local agent, forked with the job already planned, starts its workers from this launch message as
-  // soon as it has connected, without waiting for the handshake; null: it waits for hvdrun's launch message.
-  nlohmann::json first_launch;
+  // soon as it has connected, without waiting for the handshake; none: it waits for hvdrun's launch message.
+  std::optional<messages::Launch> first_launch;
 };
 
 // Exit codes of hvd-agent.
@@ -60,7 +61,8 @@ class Agent {
   void on_connected();
   void on_message(const nlohmann::json& message);
   void on_link_closed(const std::string& reason);
-  void launch(const nlohmann::json& message);
+  void on_command(const nlohmann::json& frame);
+  void launch(const messages::Launch& launch);
   void do_heartbeat();
   void do_watch_stdin();
   void do_wait_signals();
@@ -68,6 +70,7 @@ class Agent {
   void finish();
   void fail(const std::string& message, int exit_code);
   void send(const nlohmann::json& message);
+  void send_exit(const WorkerExit& e);
   void make_cgroup();
   void send_output(int rank, const char* stream, std::vector<std::string> lines);
   void on_credit(std::size_t bytes);

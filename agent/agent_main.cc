@@ -12,7 +12,7 @@
 
 namespace hvd::agent {
 
-int agent_main(int argc, char** argv, nlohmann::json first_launch) {
+int agent_main(int argc, char** argv, std::optional<messages::Launch> first_launch) {
   std::string coordinator, log_level = "warning";
   AgentOptions options;
   options.host = hvd::this_hostname();

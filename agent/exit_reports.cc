@@ -77,23 +77,23 @@ void ExitReports::on_stderr(int id, const std::vector<std::string>& lines) {
   }
 }
 
-void ExitReports::fill(int id, std::int64_t ended_ms, bool stopped, bool outside, nlohmann::json& message) {
-  message["time_ms"] = ended_ms;
-  message["stopped"] = stopped;
-  message["outside"] = outside;
+void ExitReports::fill(int id, std::int64_t ended_ms, bool stopped, bool outside, messages::Exit& exit) {
+  exit.time_ms = ended_ms;
+  exit.stopped = stopped;
+  exit.outside = outside;
   if (auto it = stderr_.find(id); it != stderr_.end()) {
-    message["stderr_tail"] = std::vector<std::string>(it->second.begin(), it->second.end());
+    exit.stderr_tail.assign(it->second.begin(), it->second.end());
     stderr_.erase(it);
   }
   if (dir_.empty() || dir_ == "-") return;
   const std::string file = file_of(id);
   // hvd's own record first: it knows a cause from a consequence; torch's @record file says only what was raised.
   if (auto j = read_json_file(file)) {
-    message["record"] = to_json(failure_record_from_json(*j));
+    exit.record = failure_record_from_json(*j);
   } else if (auto t = read_json_file(file + ".torch")) {
-    if (auto r = record_from_torch_error_file(*t)) message["record"] = to_json(*r);
+    exit.record = record_from_torch_error_file(*t);
   }
-  if (auto p = read_json_file(file + ".pending")) message["pending"] = to_json(pending_op_from_json(*p));
+  if (auto p = read_json_file(file + ".pending")) exit.pending = pending_op_from_json(*p);
   for (const auto& done : {file, file + ".pending", file + ".torch"}) ::unlink(done.c_str());
 }
 

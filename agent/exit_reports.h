@@ -11,9 +11,10 @@
 
 #include <deque>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "common/messages/agent_reports.h"
 
 namespace hvd::agent {
 
@@ -29,9 +30,9 @@ class ExitReports {
   // The record files' variables for worker `id` (a rank, or an elastic worker's id). No directory: none set.
   void add_env(int id, std::map<std::string, std::string>& env);
   void on_stderr(int id, const std::vector<std::string>& lines);
-  // Adds "time_ms", "stopped", "outside", and where there are any "record", "pending" and "stderr_tail" to
-  // `message`.
-  void fill(int id, std::int64_t ended_ms, bool stopped, bool outside, nlohmann::json& message);
+  // Sets the exit report's time_ms, stopped and outside, and where there are any its record, pending op and
+  // stderr tail.
+  void fill(int id, std::int64_t ended_ms, bool stopped, bool outside, messages::Exit& exit);
 
  private:
   std::string file_of(int id) const;

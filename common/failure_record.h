@@ -33,6 +33,7 @@ struct FailureRecord {
   std::optional<Stop> stop;          // libhvd's engine was stopped: why, as a code and its facts ("stop" in JSON)
   std::string source;                // "python", "c++", "hvd" (libhvd's engine), "torch" (@record)
   std::int64_t time_ms = 0;          // wall clock, ms since the epoch, when the rank failed
+  bool operator==(const FailureRecord&) const = default;
 };
 
 // An op some ranks wait in because others have not submitted it (the coordinator's oldest pending tensor).
@@ -42,6 +43,7 @@ struct PendingOp {
   std::vector<int> missing;   // the ranks that have not submitted it
   std::int64_t since_ms = 0;  // when the first rank submitted it
   int others = 0;             // how many more tensors wait
+  bool operator==(const PendingOp&) const = default;
 };
 
 std::int64_t wall_clock_ms();

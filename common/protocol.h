@@ -3,55 +3,23 @@
 // Transport: one TCP connection per agent and per worker store client to hvdrun's coordination server,
 // authenticated by the handshake in handshake.h, then frames from frame.h (JSON objects).
 //
-// First frame from the client says who it is:
-//   {"type":"hello","role":"agent","host":"h1","pid":123,"machine":"boot=... machine=... netns=..."}
-//      (agent/machine_identity.h; hvdrun refuses a job whose -H names one machine twice)
-//   {"type":"hello","role":"store","rank":3}
+// The messages, each a struct with one encoder and one decoder, their wire form beside them (common/messages/):
+//   hello.h           the first frame of every connection: an agent's or a store client's hello
+//   agent_commands.h  hvdrun -> agent: launch, terminate, kill, credit, heartbeat (both ways)
+//   agent_reports.h   agent -> hvdrun: started, spawn_failed, output, exit (with the report's facts), bye
+//   store_requests.h  store client -> hvdrun: set, get, add, rendezvous (elastic jobs)
+//   store_answers.h   hvdrun -> store client: each request's answer, or a refusal
+//   message_type.h    the list of them all (MessageType, message_types()), and a frame's type
 //
-// Agent link, launcher -> agent:
-//   {"type":"launch","command":["./train","--x"],"cwd":"/dir","kill_grace_s":5,"output_window":1048576,
-//    "ranks":[{"rank":0,"env":{"HOROVOD_RANK":"0",...}}, ...]}
-//   {"type":"terminate","reason":"..."}   SIGTERM every worker's group, SIGKILL after kill_grace_s; then the
-//                                          agent sends "exit" for each worker and finally "bye", and exits.
-//   {"type":"kill"}                        SIGKILL every worker now (the second Ctrl-C), output not waited for;
-//                                          then "exit" for each and "bye", as for "terminate".
-//   {"type":"credit","bytes":N}            N bytes of output were written out by hvdrun (flow control below)
-//   {"type":"heartbeat"}
-// Agent link, agent -> launcher:
-//   {"type":"started","rank":0,"pid":1234}
-//   {"type":"spawn_failed","rank":0,"code":127,"error":"cannot execute './train': No such file or directory"}
-//   {"type":"output","rank":0,"stream":"stdout"|"stderr","lines":["...", ...]}   whole lines, no '\n'
-//   {"type":"exit","rank":0,"pid":1234,"code":7}   or  {"type":"exit","rank":0,"pid":1234,"signal":11}
-//      plus the root-cause report's facts (agent/exit_reports.h): "time_ms", "stopped" (the agent signalled it
-//      first), "outside" (a stop signal from outside the job ended it), and "record", "pending", "stderr_tail"
-//   {"type":"bye"}                                  all workers are reaped; the agent stops sending (a TCP
-//                                                   half-close) and exits once hvdrun closes the link
-//   {"type":"heartbeat"}
-// Output flow control: an agent has at most "output_window" bytes of output in flight (sent, not yet credited),
+// Agent link. Output flow control: an agent has at most "output_window" bytes of output in flight (sent, not yet credited),
 // each line counted by output_cost(); past it, it stops reading its workers' pipes, which fill, and the workers
 // block on write. hvdrun credits each batch once it is written to its stdout/stderr. So a slow reader of
 // hvdrun's output slows the workers down, never the control frames, and neither side's buffers grow with it.
 // Either side that hears nothing for kHeartbeatTimeout counts the other as lost: the launcher stops the job
 // naming the host; the agent kills its workers and exits.
 //
-// Store link (worker -> launcher), one request at a time, each answered once:
-//   {"op":"set","key":k,"value":v}            -> {"ok":true}
-//   {"op":"get","key":k,"timeout_ms":t}       -> {"ok":true,"value":v}  (waits until set, or)
-//                                             -> {"ok":false,"error":"timed out waiting for key 'k'"}
-//   {"op":"add","key":k,"delta":n}            -> {"ok":true,"value":<new integer value>}
-//   {"op":"rendezvous","worker":"h1/0","after":G}
-//      elastic jobs only (HOROVOD_ELASTIC=1): waits until hvdrun forms a generation newer than G (-1 the first
-//      time) that holds this worker, then
-//                                             -> {"ok":true,"generation":G2,"rank":r,"size":n,"local_rank":l,
-//                                                 "local_size":m,"cross_rank":c,"cross_size":k,"hostname":"h1",
-//                                                 "events":E}
-//      or, when the job has no place for it (host removed or blacklisted, job ending, below --min-np after
-//      --elastic-timeout)                     -> {"ok":false,"error":"<why, naming host and flag>"}
-//      A generation forms once every live worker waits in rendezvous (hvdrun announces a "reset" event to bring
-//      them; a worker asking after the newest generation also triggers one). Ranks: hosts in the order they
-//      joined the job (so rank 0 is a survivor holding committed state), workers by slot; local and cross ranks
-//      as in the static plan.
-// Values are strings (UTF-8 text; binary values are hex-encoded by the client).
+// Store link (worker -> launcher): one request at a time, each answered once. Values are strings (UTF-8 text;
+// binary values are hex-encoded by the client).
 //
 // Elastic events: hvdrun sets the key "elastic/event/<n>" (n = 1, 2, ...) to "reset" (a worker failed or a host
 // was lost: workers abort their in-flight operations with ErrorKind::kMembership and rendezvous) or

@@ -32,6 +32,7 @@ struct Stop {
   std::int64_t event = -1;             // kReform: the elastic event's number
   bool process_sets = false;           // kElasticReset, kReform: said to a process set's transport
   std::string detail{};                // kPeerLost: the transport's account of the failure
+  bool operator==(const Stop&) const = default;
 };
 
 std::string_view stop_code_name(StopCode code);  // "shutdown", "stall", ...

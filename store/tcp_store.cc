@@ -3,12 +3,25 @@
 #include <sys/socket.h>
 
 #include "common/address.h"
+#include "common/messages/hello.h"
+#include "common/messages/store_requests.h"
 #include "hvd/error.h"
 
 namespace hvd::detail {
 namespace {
 // Besides the server-side wait, a reply may take this long to arrive.
 constexpr std::chrono::milliseconds kReplySlack{10000};
+
+// The answer `reply` is, or a backend error naming the request and the field that is wrong.
+template <class Answer>
+Answer decode_answer(const nlohmann::json& reply, const std::string& what, const std::string& store) {
+  try {
+    return Answer::decode(reply);
+  } catch (const messages::MessageError& e) {
+    throw Error(ErrorKind::kBackend, what + ": malformed answer from " + store + " (" + e.what() + ")");
+  }
+}
+
 }  // namespace
 
 TcpStore::TcpStore(const std::string& host, int port, const std::string& secret, int rank,
@@ -16,7 +29,7 @@ TcpStore::TcpStore(const std::string& host, int port, const std::string& secret,
     : address_(host + ":" + std::to_string(port)) {
   channel_ = std::make_unique<BlockingChannel>(connect_tcp(host, port, connect_timeout), secret, "store at " + address_,
                                                connect_timeout);
-  channel_->send({{"type", "hello"}, {"role", "store"}, {"rank", rank}});
+  channel_->send(messages::StoreHello{.rank = rank}.encode());
   open_fd_ = channel_->fd();
 }
 
@@ -26,7 +39,8 @@ std::unique_ptr<TcpStore> TcpStore::connect(const std::string& address, const st
   return std::make_unique<TcpStore>(parsed.host, parsed.port, secret, rank, connect_timeout);
 }
 
-nlohmann::json TcpStore::request(const nlohmann::json& message, std::chrono::milliseconds reply_timeout) {
+nlohmann::json TcpStore::request(const nlohmann::json& message, const std::string& what,
+                                 std::chrono::milliseconds reply_timeout) {
   std::lock_guard lock(mutex_);
   if (!channel_) throw Error(ErrorKind::kBackend, describe() + " is unusable after an earlier failure: " + broken_);
   nlohmann::json reply;
@@ -41,23 +55,26 @@ nlohmann::json TcpStore::request(const nlohmann::json& message, std::chrono::mil
       open_fd_ = -1;
     }
     channel_.reset();
-    throw Error(ErrorKind::kBackend, std::string(message.value("op", "request")) + " '" + message.value("key", "") +
-                                         "' on " + describe() + " failed: " + broken_);
+    throw Error(ErrorKind::kBackend, what + " on " + describe() + " failed: " + broken_);
   }
-  if (!reply.is_object() || !reply.value("ok", false)) {
-    std::string why = reply.is_object() ? reply.value("error", reply.dump()) : reply.dump();
-    throw Error(ErrorKind::kBackend, describe() + ": " + why);
+  try {
+    if (messages::is_refusal(reply)) {
+      throw Error(ErrorKind::kBackend, describe() + ": " + messages::StoreRefusal::decode(reply).error);
+    }
+  } catch (const messages::MessageError& e) {
+    throw Error(ErrorKind::kBackend, what + " on " + describe() + ": " + e.what());
   }
   return reply;
 }
 
 void TcpStore::set(const std::string& key, const std::string& value) {
-  request({{"op", "set"}, {"key", key}, {"value", value}}, kReplySlack);
+  request(messages::SetRequest{.key = key, .value = value}.encode(), "set '" + key + "'", kReplySlack);
 }
 
 std::string TcpStore::get(const std::string& key, std::chrono::milliseconds timeout) {
-  auto reply = request({{"op", "get"}, {"key", key}, {"timeout_ms", timeout.count()}}, timeout + kReplySlack);
-  return reply.at("value").get<std::string>();
+  const std::string what = "get '" + key + "'";
+  auto reply = request(messages::GetRequest{.key = key, .timeout = timeout}.encode(), what, timeout + kReplySlack);
+  return decode_answer<messages::GetAnswer>(reply, what, describe()).value;
 }
 
 void TcpStore::interrupt() noexcept {
@@ -71,7 +88,8 @@ RendezvousAnswer TcpStore::rendezvous(const std::string& worker, std::int64_t af
                                       std::chrono::milliseconds timeout) {
   nlohmann::json reply;
   try {
-    reply = request({{"op", "rendezvous"}, {"worker", worker}, {"after", after}}, timeout + kReplySlack);
+    reply = request(messages::RendezvousRequest{.worker = worker, .after = after}.encode(),
+                    "rendezvous of worker " + worker, timeout + kReplySlack);
   } catch (const Error& e) {
     // The request itself went through and hvdrun said no: it has no place for this worker.
     if (channel_usable()) {
@@ -79,21 +97,7 @@ RendezvousAnswer TcpStore::rendezvous(const std::string& worker, std::int64_t af
     }
     throw;
   }
-  RendezvousAnswer a;
-  try {
-    a.generation = reply.at("generation").get<std::int64_t>();
-    a.rank = reply.at("rank").get<int>();
-    a.size = reply.at("size").get<int>();
-    a.local_rank = reply.at("local_rank").get<int>();
-    a.local_size = reply.at("local_size").get<int>();
-    a.cross_rank = reply.at("cross_rank").get<int>();
-    a.cross_size = reply.at("cross_size").get<int>();
-    a.hostname = reply.at("hostname").get<std::string>();
-    a.events = reply.at("events").get<std::int64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::kBackend, "elastic rendezvous of worker " + worker + ": malformed answer from " +
-                                         describe() + " (" + e.what() + "): " + reply.dump());
-  }
+  const auto a = decode_answer<RendezvousAnswer>(reply, "elastic rendezvous of worker " + worker, describe());
   if (a.size < 1 || a.rank < 0 || a.rank >= a.size || a.generation <= after) {
     throw Error(ErrorKind::kBackend, "elastic rendezvous of worker " + worker + ": inconsistent answer from " +
                                          describe() + ": " + reply.dump());
@@ -107,8 +111,9 @@ bool TcpStore::channel_usable() {
 }
 
 std::int64_t TcpStore::add(const std::string& key, std::int64_t delta) {
-  auto reply = request({{"op", "add"}, {"key", key}, {"delta", delta}}, kReplySlack);
-  return reply.at("value").get<std::int64_t>();
+  const std::string what = "add '" + key + "'";
+  auto reply = request(messages::AddRequest{.key = key, .delta = delta}.encode(), what, kReplySlack);
+  return decode_answer<messages::AddAnswer>(reply, what, describe()).value;
 }
 
 }  // namespace hvd::detail

@@ -1,4 +1,4 @@
-// The client of hvdrun's rendezvous store (common/protocol.h, "Store link"): one authenticated TCP connection,
+// The client of hvdrun's rendezvous store (common/messages/store_requests.h): one authenticated TCP connection,
 // one request at a time under a mutex, so any thread may call it. Any I/O or protocol failure throws hvd::Error
 // naming the store's address; the connection is then unusable and later calls fail the same way. interrupt()
 // (any thread) ends a request that waits, and every later one, the same way.
@@ -10,18 +10,13 @@
 #include <mutex>
 
 #include "common/blocking_channel.h"
+#include "common/messages/store_answers.h"
 #include "store/store.h"
 
 namespace hvd::detail {
 
-// hvdrun's answer to the elastic rendezvous op: this worker's place in generation `generation`, and how many
-// elastic events hvdrun had announced when it formed it (the worker watches from events + 1).
-struct RendezvousAnswer {
-  std::int64_t generation = 0;
-  int rank = 0, size = 1, local_rank = 0, local_size = 1, cross_rank = 0, cross_size = 1;
-  std::string hostname;
-  std::int64_t events = 0;
-};
+// hvdrun's answer to the elastic rendezvous op: this worker's place in a generation.
+using RendezvousAnswer = messages::RendezvousAnswer;
 
 class TcpStore : public Store {
  public:
@@ -48,7 +43,10 @@ class TcpStore : public Store {
   bool channel_usable();
 
  private:
-  nlohmann::json request(const nlohmann::json& message, std::chrono::milliseconds reply_timeout);
+  // Sends `message` and returns its answer; throws naming `what` ("get 'key'") on a failure, and the store's
+  // reason on a refusal.
+  nlohmann::json request(const nlohmann::json& message, const std::string& what,
+                         std::chrono::milliseconds reply_timeout);
 
   std::string address_;
   std::mutex mutex_;                          // one request/reply at a time

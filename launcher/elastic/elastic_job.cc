@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/messages/store_answers.h"
 #include "launcher/report/exit_codes.h"
 
 namespace hvd::launcher::elastic {
@@ -30,19 +31,21 @@ std::string exit_text(std::optional<int> code, std::optional<int> signal) {
   return "exited with code " + std::to_string(code.value_or(0));
 }
 
-// The rendezvous answer (common/protocol.h); the worker watches events from events + 1.
+// The rendezvous answer (common/messages/store_answers.h); the worker watches events from events + 1.
 nlohmann::json placement_reply(const Placement& p, int events) {
-  return {{"ok", true},
-          {"generation", p.generation},
-          {"rank", p.rank},
-          {"size", p.size},
-          {"local_rank", p.local_rank},
-          {"local_size", p.local_size},
-          {"cross_rank", p.cross_rank},
-          {"cross_size", p.cross_size},
-          {"hostname", p.host},
-          {"events", events}};
+  return messages::RendezvousAnswer{.generation = p.generation,
+                                    .rank = p.rank,
+                                    .size = p.size,
+                                    .local_rank = p.local_rank,
+                                    .local_size = p.local_size,
+                                    .cross_rank = p.cross_rank,
+                                    .cross_size = p.cross_size,
+                                    .hostname = p.host,
+                                    .events = events}
+      .encode();
 }
+
+nlohmann::json refusal(const std::string& why) { return messages::StoreRefusal{.error = why}.encode(); }
 
 }  // namespace
 
@@ -80,7 +83,7 @@ void ElasticJob::stop(const std::string& why) {
   for (auto& [id, weak] : waiting_) {
     if (auto client = weak.lock()) {
       session_.told_to_end(id);
-      client->send({{"ok", false}, {"error", why}});
+      client->send(refusal(why));
     }
   }
   waiting_.clear();
@@ -348,16 +351,15 @@ void ElasticJob::on_host_lost(const std::string& host, const std::string& reason
   fail_host(host, "lost the agent on " + host + " (" + reason + ")");
 }
 
-void ElasticJob::on_rendezvous(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request) {
-  const std::string name = request.value("worker", "");
-  const int after = request.value("after", -1);
-  if (stopped_ || completing_) {
-    return client->send({{"ok", false}, {"error", "hvdrun has no place for " + name + ": the job is ending"}});
-  }
+void ElasticJob::on_rendezvous(const std::shared_ptr<FramedConnection>& client,
+                               const messages::RendezvousRequest& request) {
+  const std::string& name = request.worker;
+  const int after = static_cast<int>(request.after);
+  if (stopped_ || completing_) return client->send(refusal("hvdrun has no place for " + name + ": the job is ending"));
   const auto answer = membership_.rendezvous(name, after);
   if (answer.answer == Membership::Answer::kNoPlace) {
     if (answer.worker >= 0) answered_no_place_.insert(answer.worker);
-    client->send({{"ok", false}, {"error", answer.why}});
+    client->send(refusal(answer.why));
     return stop_retired_hosts(false);
   }
   if (answer.answer == Membership::Answer::kPlaced) return client->send(placement_reply(*answer.placement, events_));
@@ -374,7 +376,7 @@ void ElasticJob::on_rendezvous(const std::shared_ptr<FramedConnection>& client, 
 void ElasticJob::answer_no_place(int worker, const std::string& why) {
   auto it = waiting_.find(worker);
   if (it == waiting_.end()) return;
-  if (auto client = it->second.lock()) client->send({{"ok", false}, {"error", why}});
+  if (auto client = it->second.lock()) client->send(refusal(why));
   waiting_.erase(it);
   answered_no_place_.insert(worker);
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/framed_connection.h"
+#include "common/messages/store_requests.h"
 #include "common/worker_contract.h"
 #include "launcher/elastic/blacklist.h"
 #include "launcher/elastic/discovery.h"
@@ -67,7 +68,7 @@ class ElasticJob {
   void on_agent_connected(const std::string& host);
   void on_worker_exit(int id, std::optional<int> code, std::optional<int> signal);
   void on_host_lost(const std::string& host, const std::string& reason);
-  void on_rendezvous(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request);
+  void on_rendezvous(const std::shared_ptr<FramedConnection>& client, const messages::RendezvousRequest& request);
 
  private:
   enum class AgentState { kNone, kStarting, kReady, kStopping };

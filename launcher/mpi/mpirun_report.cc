@@ -44,19 +44,20 @@ report::JobReport MpirunReport::finish(const Plan& plan, int code, std::optional
   const std::int64_t now = wall_clock_ms();
   for (int r = 0; r < plan.size(); ++r) {
     report.add_rank(r, "rank " + std::to_string(r), plan.slots[r].host);
-    nlohmann::json frame{{"time_ms", now}};
-    if (auto it = tails_.find(r); it != tails_.end()) {
-      frame["stderr_tail"] = std::vector<std::string>(it->second.begin(), it->second.end());
-    }
+    // What mpirun said about the rank, as an agent's exit report would say it.
+    messages::Exit exit;
+    exit.rank = r;
+    exit.time_ms = now;
+    if (auto it = tails_.find(r); it != tails_.end()) exit.stderr_tail.assign(it->second.begin(), it->second.end());
     if (first_ && first_->rank == r) {
-      frame["time_ms"] = first_->time_ms;
-      if (first_->pid > 0) frame["pid"] = first_->pid;  // Open MPI 4 may say "PID 0"
-      if (first_->code) frame["code"] = *first_->code;
-      if (first_->signal) frame["signal"] = *first_->signal;
-      report.exited(r, frame);
+      exit.time_ms = first_->time_ms;
+      if (first_->pid > 0) exit.pid = first_->pid;  // Open MPI 4 may say "PID 0"
+      exit.code = first_->code;
+      exit.signal = first_->signal;
+      report.exited(r, exit);
     } else if (code == exit_code::kOk) {
-      frame["code"] = 0;  // mpirun exits 0 only when every rank did
-      report.exited(r, frame);
+      exit.code = 0;  // mpirun exits 0 only when every rank did
+      report.exited(r, exit);
     } else {
       report.unknown(r);
     }

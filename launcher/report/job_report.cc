@@ -29,25 +29,18 @@ void JobReport::add_rank(int rank, const std::string& name, const std::string& h
 
 void JobReport::started(int rank, int pid) { ending(rank).pid = pid; }
 
-void JobReport::exited(int rank, const nlohmann::json& frame) {
+void JobReport::exited(int rank, const messages::Exit& exit) {
   RankEnding& e = ending(rank);
   e.state = RankEnding::State::kExited;
-  if (auto pid = frame.value("pid", 0); pid > 0) e.pid = pid;
-  if (frame.contains("signal")) e.signal = frame.at("signal").get<int>();
-  if (frame.contains("code")) e.code = frame.at("code").get<int>();
-  e.time_ms = frame.value("time_ms", std::int64_t{0});
-  if (e.time_ms == 0) e.time_ms = wall_clock_ms();
-  e.stopped = frame.value("stopped", false) || told_to_end_.contains(rank);
-  e.outside = frame.value("outside", false);
-  if (auto it = frame.find("record"); it != frame.end() && it->is_object()) {
-    e.record = failure_record_from_json(*it);
-  }
-  if (auto it = frame.find("stderr_tail"); it != frame.end() && it->is_array()) {
-    e.stderr_tail = it->get<std::vector<std::string>>();
-  }
-  if (auto it = frame.find("pending"); it != frame.end() && it->is_object()) {
-    fate_.pending = pending_op_from_json(*it);
-  }
+  if (exit.pid > 0) e.pid = exit.pid;
+  if (exit.signal) e.signal = exit.signal;
+  if (exit.code) e.code = exit.code;
+  e.time_ms = exit.time_ms != 0 ? exit.time_ms : wall_clock_ms();
+  e.stopped = exit.stopped || told_to_end_.contains(rank);
+  e.outside = exit.outside;
+  if (exit.record) e.record = exit.record;
+  if (!exit.stderr_tail.empty()) e.stderr_tail = exit.stderr_tail;
+  if (exit.pending) fate_.pending = exit.pending;
 }
 
 void JobReport::spawn_failed(int rank, int code, const std::string& error) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/messages/agent_reports.h"
 #include "launcher/report/ranking.h"
 #include "launcher/report/report_text.h"
 
@@ -20,8 +21,8 @@ class JobReport {
 
   void add_rank(int rank, const std::string& name, const std::string& host);
   void started(int rank, int pid);
-  // The agent's "exit" frame (common/protocol.h): status, time, stopped, record, pending, stderr_tail.
-  void exited(int rank, const nlohmann::json& frame);
+  // The agent's exit report (common/messages/agent_reports.h): status, time, stopped, record, pending, stderr tail.
+  void exited(int rank, const messages::Exit& exit);
   void spawn_failed(int rank, int code, const std::string& error);
   // Under --mpi: mpirun did not say how the rank ended.
   void unknown(int rank);

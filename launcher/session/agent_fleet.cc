@@ -1,5 +1,6 @@
 #include "launcher/session/agent_fleet.h"
 
+#include "common/messages/agent_commands.h"
 #include "common/protocol.h"
 
 namespace hvd::launcher {
@@ -79,7 +80,7 @@ void AgentFleet::heartbeat() {
       a.link->close("no heartbeat for " + std::to_string(protocol::kHeartbeatTimeout.count()) + " s");
       continue;
     }
-    a.link->send_urgent({{"type", "heartbeat"}});
+    a.link->send_urgent(messages::Heartbeat{}.encode());
   }
 }
 

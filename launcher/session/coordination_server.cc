@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/cloexec.h"
+#include "common/messages/message_type.h"
 
 namespace hvd::launcher {
 
@@ -93,15 +94,26 @@ void CoordinationServer::do_accept() {
   });
 }
 
-void CoordinationServer::on_hello(const std::shared_ptr<FramedConnection>& connection, const nlohmann::json& hello) {
-  const std::string role = hello.value("role", "");
-  if (role == "agent") {
-    clients_.erase(connection);
-    on_agent_(connection, hello);
-  } else if (role != "store") {
-    rejections_.reject(connection->peer(), "unknown role '" + role + "'");
-    connection->close("unknown role");
+void CoordinationServer::on_hello(const std::shared_ptr<FramedConnection>& connection, const nlohmann::json& frame) {
+  const auto type = messages::message_type_of(frame);
+  try {
+    if (type == messages::MessageType::kAgentHello) {
+      const auto hello = messages::AgentHello::decode(frame);
+      clients_.erase(connection);
+      return on_agent_(connection, hello);
+    }
+    if (type == messages::MessageType::kStoreHello) {
+      messages::StoreHello::decode(frame);
+      return;
+    }
+  } catch (const messages::MessageError& e) {
+    rejections_.reject(connection->peer(), e.what());
+    return connection->close("malformed hello");
   }
+  const bool hello = frame.value("type", nlohmann::json()) == "hello";
+  rejections_.reject(connection->peer(), hello ? "unknown role " + frame.value("role", nlohmann::json()).dump()
+                                               : std::string("the first frame is not a hello"));
+  connection->close(hello ? "unknown role" : "no hello");
 }
 
 }  // namespace hvd::launcher

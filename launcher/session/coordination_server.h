@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/framed_connection.h"
+#include "common/messages/hello.h"
 #include "launcher/session/connection_gate.h"
 #include "launcher/session/rejection_log.h"
 #include "launcher/session/store_server.h"
@@ -21,7 +22,7 @@ namespace hvd::launcher {
 class CoordinationServer {
  public:
   // Called for an authenticated agent hello; the callee takes over the connection's handlers.
-  using AgentHandler = std::function<void(std::shared_ptr<FramedConnection>, const nlohmann::json& hello)>;
+  using AgentHandler = std::function<void(std::shared_ptr<FramedConnection>, const messages::AgentHello& hello)>;
 
   CoordinationServer(asio::io_context& io, const std::string& bind_address, std::string secret, AgentHandler on_agent);
   int port() const { return port_; }

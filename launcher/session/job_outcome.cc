@@ -13,7 +13,7 @@ void JobOutcome::add(int id, const std::string& label, const std::string& host) 
 
 void JobOutcome::started(int id, int pid) { report_.started(id, pid); }
 
-void JobOutcome::exited(int id, const nlohmann::json& exit) {
+void JobOutcome::exited(int id, const messages::Exit& exit) {
   exited_[id] = true;
   report_.exited(id, exit);
 }

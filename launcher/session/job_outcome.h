@@ -4,10 +4,10 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "common/messages/agent_reports.h"
 #include "launcher/report/job_report.h"
 
 namespace hvd::launcher {
@@ -19,7 +19,7 @@ class JobOutcome {
   // A rank (static) or worker id (elastic) that will run; `label` names it in the report ("rank 3", "worker 7").
   void add(int id, const std::string& label, const std::string& host);
   void started(int id, int pid);
-  void exited(int id, const nlohmann::json& exit);  // the agent's "exit" message
+  void exited(int id, const messages::Exit& exit);
   void spawn_failed(int id, int code, const std::string& error);
   void gone(int id);  // ended without an exit message: its host was lost
   bool all_exited() const;

@@ -52,12 +52,12 @@ void OutputPrinter::append_line(std::string& out, int rank, bool is_stderr, cons
   out += '\n';
 }
 
-void OutputPrinter::lines(int rank, bool is_stderr, const nlohmann::json& lines, int owner, std::size_t credit) {
+void OutputPrinter::lines(int rank, bool is_stderr, const std::vector<std::string>& lines, int owner,
+                          std::size_t credit) {
   // The batch goes out as one chunk of whole lines: a line is never split by another stream's data.
   std::string out;
   std::FILE* file = output_dir_.empty() ? nullptr : file_for(rank, is_stderr);
-  for (const auto& line : lines) {
-    const auto& text = line.get_ref<const std::string&>();
+  for (const auto& text : lines) {
     append_line(out, rank, is_stderr, text);
     if (file) {
       std::fwrite(text.data(), 1, text.size(), file);

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "launcher/session/output_sink.h"
 
@@ -25,8 +25,8 @@ class OutputPrinter {
   OutputPrinter(const OutputPrinter&) = delete;
   OutputPrinter& operator=(const OutputPrinter&) = delete;
 
-  // One batch of a rank's lines (a JSON array of strings); `credit` goes back to `owner` once written out.
-  void lines(int rank, bool is_stderr, const nlohmann::json& lines, int owner, std::size_t credit);
+  // One batch of a rank's lines; `credit` goes back to `owner` once written out.
+  void lines(int rank, bool is_stderr, const std::vector<std::string>& lines, int owner, std::size_t credit);
   // hvdrun's own message line, on stderr after the workers' lines that came before it.
   void message(const std::string& text);
   std::size_t buffered() const { return stdout_.buffered() + stderr_.buffered(); }

@@ -9,6 +9,7 @@
 
 #include "common/address.h"
 #include "common/crypto.h"
+#include "common/messages/message_type.h"
 #include "common/protocol.h"
 #include "launcher/session/agent_starter.h"
 #include "launcher/start/coordinator_address.h"
@@ -74,14 +75,15 @@ int Session::run() {
                                        : coordinator_bind_address(plan_, options_.coordinator_addr);
   server_ =
       std::make_unique<CoordinationServer>(io_, bind_address, from_hex(secret_hex_),
-                                           [this](std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
+                                           [this](std::shared_ptr<FramedConnection> link,
+                                                  const messages::AgentHello& hello) {
                                              on_agent_link(std::move(link), hello);
                                            });
   spdlog::info("coordination server listening on {}:{}", bind_address, server_->port());
   do_wait_signal();
   if (elastic_) {
     server_->store().set_rendezvous_handler(
-        [this](const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request) {
+        [this](const std::shared_ptr<FramedConnection>& client, const messages::RendezvousRequest& request) {
           elastic_->on_rendezvous(client, request);
         });
     elastic_->start();
@@ -155,8 +157,8 @@ void Session::start_agents() {
 
 std::vector<std::string> Session::connected_hosts() const { return fleet_.connected_hosts(); }
 
-void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello) {
-  const std::string host = hello.value("host", "");
+void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const messages::AgentHello& hello) {
+  const std::string& host = hello.host;
   Agent* agent = fleet_.find(host);
   if (!agent || agent->link || agent->done || tearing_down_) {
     spdlog::warn("rejected an agent link from {} for host '{}': {}", link->peer(), host,
@@ -165,7 +167,7 @@ void Session::on_agent_link(std::shared_ptr<FramedConnection> link, const nlohma
     return;
   }
   agent->link = link;
-  agent->machine = hello.value("machine", "");
+  agent->machine = hello.machine;
   agent->last_heard = std::chrono::steady_clock::now();
   link->set_handlers([this, agent](const nlohmann::json& m) { on_agent_message(*agent, m); },
                      [this, agent](const std::string& reason) { on_agent_closed(*agent, reason); });
@@ -196,16 +198,21 @@ std::vector<Session::WorkerLaunch> Session::planned_ranks(const Agent& agent) co
 // Workers reach the store at the address their agent reached hvdrun on, and bind their data plane to the
 // address hvdrun saw the agent come from: both are known to route between these two hosts.
 void Session::send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers) {
-  agent.link->send(launch_message(agent.host, workers, agent.link->local_address(), agent.link->remote_address()));
+  agent.link->send(
+      launch_message(agent.host, workers, agent.link->local_address(), agent.link->remote_address()).encode());
 }
 
 // Each worker's environment, built once: what it inherits, then its contract completed here, per agent.
-nlohmann::json Session::launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
-                                       const std::string& store_host, const std::string& data_addr) const {
+messages::Launch Session::launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
+                                         const std::string& store_host, const std::string& data_addr) const {
   const std::string store_addr = Address{store_host, server_->port()}.to_string();
   // A local agent's workers inherit hvdrun's environment; a remote one's get the documented forwarded set.
   const EnvMap inherited = is_local_host(host) ? EnvMap{} : forwarded_env(environ);
-  nlohmann::json frames = nlohmann::json::array();
+  messages::Launch launch{.command = options_.command,
+                          .cwd = std::filesystem::current_path().string(),
+                          .kill_grace_s = options_.kill_grace_s,
+                          .output_window = protocol::kOutputWindow,
+                          .ranks = {}};
   for (const auto& worker : workers) {
     WorkerContract contract = worker.contract;
     contract.store_addr = store_addr;
@@ -213,74 +220,90 @@ nlohmann::json Session::launch_message(const std::string& host, const std::vecto
     contract.exports = options_.exports;
     EnvMap env = inherited;
     write_worker_env(contract, env);
-    frames.push_back({{"rank", worker.id}, {"env", env}});
+    launch.ranks.push_back({.rank = worker.id, .env = std::move(env)});
   }
-  return {{"type", "launch"},
-          {"command", options_.command},
-          {"cwd", std::filesystem::current_path().string()},
-          {"kill_grace_s", options_.kill_grace_s},
-          {"output_window", protocol::kOutputWindow},
-          {"ranks", frames}};
+  return launch;
 }
 
-void Session::on_agent_message(Agent& agent, const nlohmann::json& message) {
+void Session::on_agent_message(Agent& agent, const nlohmann::json& frame) {
   agent.last_heard = std::chrono::steady_clock::now();
-  const std::string type = message.value("type", "");
-  if (type == "output") {
-    const int rank = message.value("rank", -1);
-    const bool is_stderr = message.value("stream", "") == "stderr";
-    last_output_ = std::chrono::steady_clock::now();
-    const auto& lines = message.at("lines");
-    std::size_t bytes = 0;
-    for (const auto& line : lines) bytes += line.get_ref<const std::string&>().size();
-    const std::size_t cost = protocol::output_cost(bytes, lines.size());
-    const int index = agent.index;
-    if (output_handler_) {
-      for (const auto& line : lines) output_handler_(rank, is_stderr, line.get<std::string>());
-      on_output_written(index, cost);
-    } else {
-      printer_.lines(rank, is_stderr, lines, index, cost);
-    }
-  } else if (type == "started") {
-    outcome_.started(message.at("rank").get<int>(), message.value("pid", 0));
-  } else if (type == "exit") {
-    on_worker_exit(agent, message);
-  } else if (type == "spawn_failed") {
-    const int rank = message.value("rank", -1);
-    outcome_.spawn_failed(rank, message.value("code", exit_code::kNotFound), message.value("error", "cannot start"));
-    fail(message.value("code", exit_code::kNotFound),
-         "hvdrun: rank " + std::to_string(rank) + " on " + agent.host + ": " + message.value("error", "cannot start"));
-  } else if (type == "bye") {
-    agent.done = true;
-    agent.link->close_after_flush();
-    maybe_finish();
-  } else if (type != "heartbeat") {
-    spdlog::warn("agent on {} sent an unknown message type '{}'", agent.host, type);
+  try {
+    on_agent_report(agent, frame);
+  } catch (const messages::MessageError& e) {
+    // An authenticated agent that breaks the protocol is lost to the job like one whose link broke.
+    spdlog::error("agent on {} sent a {}", agent.host, e.what());
+    agent.link->close(std::string("it sent a ") + e.what());
   }
 }
 
-void Session::on_worker_exit(const Agent& agent, const nlohmann::json& message) {
-  const int rank = message.at("rank").get<int>();
-  outcome_.exited(rank, message);
+void Session::on_agent_report(Agent& agent, const nlohmann::json& frame) {
+  using messages::MessageType;
+  const auto type = messages::message_type_of(frame);
+  if (!type) {
+    return spdlog::warn("agent on {} sent an unknown message type {}", agent.host,
+                        frame.value("type", nlohmann::json()).dump());
+  }
+  switch (*type) {
+    case MessageType::kOutput:
+      return on_output(agent, messages::Output::decode(frame));
+    case MessageType::kStarted: {
+      const auto started = messages::Started::decode(frame);
+      return outcome_.started(started.rank, started.pid);
+    }
+    case MessageType::kExit:
+      return on_worker_exit(agent, messages::Exit::decode(frame));
+    case MessageType::kSpawnFailed:
+      return on_spawn_failed(agent, messages::SpawnFailed::decode(frame));
+    case MessageType::kBye:
+      agent.done = true;
+      agent.link->close_after_flush();
+      return maybe_finish();
+    case MessageType::kHeartbeat:
+      return;
+    default:
+      spdlog::warn("agent on {} sent a '{}' message, which hvdrun does not take", agent.host,
+                   messages::name_of(*type));
+  }
+}
+
+void Session::on_output(const Agent& agent, const messages::Output& output) {
+  const bool is_stderr = output.stream == messages::OutputStream::kStderr;
+  last_output_ = std::chrono::steady_clock::now();
+  std::size_t bytes = 0;
+  for (const auto& line : output.lines) bytes += line.size();
+  const std::size_t cost = protocol::output_cost(bytes, output.lines.size());
+  if (output_handler_) {
+    for (const auto& line : output.lines) output_handler_(output.rank, is_stderr, line);
+    on_output_written(agent.index, cost);
+  } else {
+    printer_.lines(output.rank, is_stderr, output.lines, agent.index, cost);
+  }
+}
+
+void Session::on_spawn_failed(const Agent& agent, const messages::SpawnFailed& failure) {
+  outcome_.spawn_failed(failure.rank, failure.code, failure.error);
+  fail(failure.code, "hvdrun: rank " + std::to_string(failure.rank) + " on " + agent.host + ": " + failure.error);
+}
+
+void Session::on_worker_exit(const Agent& agent, const messages::Exit& exit) {
+  const int rank = exit.rank;
+  outcome_.exited(rank, exit);
   if (elastic_) {
-    std::optional<int> code, signal;
-    if (message.contains("signal")) signal = message.at("signal").get<int>();
-    if (message.contains("code")) code = message.at("code").get<int>();
-    elastic_->on_worker_exit(rank, code, signal);
-    return log_elastic_cause(agent, rank, message);
+    elastic_->on_worker_exit(rank, exit.code, exit.signal);
+    return log_elastic_cause(agent, rank, exit);
   }
   const std::string who =
-      "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(message.value("pid", 0)) + ")";
-  if (message.contains("signal") && message.value("outside", false)) {
-    const int signal = message.at("signal").get<int>();
+      "rank " + std::to_string(rank) + " on " + agent.host + " (pid " + std::to_string(exit.pid) + ")";
+  if (exit.signal && exit.outside) {
+    const int signal = *exit.signal;
     if (!outcome_.exit_code()) {
       outside_stop_.hold(exit_code::kSignalBase + signal,
                          "hvdrun: " + who + " was stopped from outside the job (" + describe_signal(signal) + ")");
     }
-  } else if (message.contains("signal")) {
-    const int signal = message.at("signal").get<int>();
+  } else if (exit.signal) {
+    const int signal = *exit.signal;
     fail(exit_code::kSignalBase + signal, "hvdrun: " + who + " was killed by " + describe_signal(signal));
-  } else if (int code = message.value("code", 0); code != 0) {
+  } else if (int code = exit.code.value_or(0); code != 0) {
     fail(code, "hvdrun: " + who + " exited with code " + std::to_string(code));
   }
   if (outcome_.all_exited()) outside_stop_.release();
@@ -323,9 +346,9 @@ void Session::on_agent_ended(Agent& agent, const std::string& reason) {
 
 // An elastic job goes on after a worker fails on its own: why it failed (its record, else its last stderr line)
 // follows the elastic job's line about the reset.
-void Session::log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit) {
-  const bool failed = exit.contains("signal") || exit.value("code", 0) != 0;
-  if (!failed || exit.value("stopped", false) || exit.value("outside", false) || finishing_) return;
+void Session::log_elastic_cause(const Agent& agent, int id, const messages::Exit& exit) {
+  const bool failed = exit.signal || exit.code.value_or(0) != 0;
+  if (!failed || exit.stopped || exit.outside || finishing_) return;
   if (auto reason = outcome_.report().reason_of(id); !reason.empty()) {
     printer_.message("hvdrun: the reset's root cause: worker " + std::to_string(id) + " on " + agent.host + ": " +
                      reason);
@@ -366,7 +389,7 @@ void Session::begin_teardown() {
   start_timer_.cancel();
   for (auto& a : fleet_) {
     if (a.live()) {
-      a.link->send({{"type", "terminate"}});
+      a.link->send(messages::Terminate{}.encode());
     } else if (!a.done) {
       a.process.reset();  // never connected: closing its stdin stops it
       a.done = true;
@@ -394,7 +417,7 @@ void Session::force_stop() {
 
 void Session::kill_now() {
   killing_ = true;
-  fleet_.send_to_live({{"type", "kill"}});
+  fleet_.send_to_live(messages::Kill{}.encode());
   teardown_timer_.expires_after(kKillConfirmBound);
   teardown_timer_.async_wait([this](std::error_code ec) {
     if (!ec) finish(false);
@@ -473,7 +496,7 @@ void Session::terminate_host(const std::string& host, const std::string& why) {
   Agent* agent = fleet_.find(host);
   if (!agent || agent->done) return;
   spdlog::info("stopping the agent on {}: {}", host, why);
-  if (agent->link && agent->link->open()) return agent->link->send({{"type", "terminate"}, {"reason", why}});
+  if (agent->link && agent->link->open()) return agent->link->send(messages::Terminate{.reason = why}.encode());
   agent->process.reset();  // never connected: closing its stdin stops it
   agent->done = true;
   asio::post(io_, [this, index = agent->index] { tell_elastic_gone(fleet_.at(index), "stopped before it connected"); });
@@ -494,7 +517,7 @@ void Session::on_output_written(int index, std::size_t bytes) {
   agent.credit_due += bytes;
   // Credit in batches, and all of it once hvdrun holds nothing more, so an agent is never left waiting.
   if (agent.credit_due < protocol::kOutputWindow / 4 && printer_.buffered() > 0) return;
-  if (agent.link && agent.link->open()) agent.link->send({{"type", "credit"}, {"bytes", agent.credit_due}});
+  if (agent.link && agent.link->open()) agent.link->send(messages::Credit{.bytes = agent.credit_due}.encode());
   agent.credit_due = 0;
 }
 

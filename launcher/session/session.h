@@ -33,6 +33,9 @@
 #include <vector>
 
 #include "common/framed_connection.h"
+#include "common/messages/agent_commands.h"
+#include "common/messages/agent_reports.h"
+#include "common/messages/hello.h"
 #include "launcher/start/agent_process.h"
 #include "launcher/session/agent_fleet.h"
 #include "launcher/session/coordination_server.h"
@@ -63,8 +66,8 @@ class Session : public elastic::SessionControl {
   void start_agents();
   AgentStart agent_start(const Agent& agent);
   void send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers);
-  nlohmann::json launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
-                                const std::string& store_host, const std::string& data_addr) const;
+  messages::Launch launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
+                                  const std::string& store_host, const std::string& data_addr) const;
   std::vector<WorkerLaunch> planned_ranks(const Agent& agent) const;  // its ranks' placements
   void tell_elastic_gone(Agent& agent, const std::string& reason);
   // elastic::SessionControl
@@ -75,12 +78,15 @@ class Session : public elastic::SessionControl {
   void message(const std::string& text) override;
   void set_store_key(const std::string& key, const std::string& value) override;
   void told_to_end(int id) override;
-  void on_agent_link(std::shared_ptr<FramedConnection> link, const nlohmann::json& hello);
+  void on_agent_link(std::shared_ptr<FramedConnection> link, const messages::AgentHello& hello);
   void launch_all();
-  void on_agent_message(Agent& agent, const nlohmann::json& message);
+  void on_agent_message(Agent& agent, const nlohmann::json& frame);
+  void on_agent_report(Agent& agent, const nlohmann::json& frame);
+  void on_output(const Agent& agent, const messages::Output& output);
+  void on_spawn_failed(const Agent& agent, const messages::SpawnFailed& failure);
   void on_agent_closed(Agent& agent, const std::string& reason);
   void on_agent_ended(Agent& agent, const std::string& reason);
-  void on_worker_exit(const Agent& agent, const nlohmann::json& message);
+  void on_worker_exit(const Agent& agent, const messages::Exit& exit);
   void on_start_timeout();
   void check_start_failures();
   void fail(int code, const std::string& message) override;
@@ -93,7 +99,7 @@ class Session : public elastic::SessionControl {
   void do_heartbeat();
   void do_wait_signal();
   void report_host_lost(const Agent& agent, const std::string& reason);
-  void log_elastic_cause(const Agent& agent, int id, const nlohmann::json& exit);
+  void log_elastic_cause(const Agent& agent, int id, const messages::Exit& exit);
   int conclude();  // after the event loop: the report written, hvdrun's exit code
 
   SessionOptions options_;

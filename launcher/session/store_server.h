@@ -12,19 +12,21 @@
 #include <vector>
 
 #include "common/framed_connection.h"
+#include "common/messages/store_requests.h"
 
 namespace hvd::launcher {
 
 class StoreServer {
  public:
   explicit StoreServer(asio::io_context& io) : io_(io) {}
-  // Answers one request from `client` (each request gets exactly one reply frame).
+  // Answers one request from `client` (each request gets exactly one reply frame); throws MessageError on a
+  // malformed one (the caller drops the client).
   void handle(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request);
   // Sets a key as a client's `set` would (hvdrun's own keys: the elastic events).
   void set(const std::string& key, const std::string& value);
   // The handler answers the request once, on `client`.
   using RendezvousHandler =
-      std::function<void(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request)>;
+      std::function<void(const std::shared_ptr<FramedConnection>& client, const messages::RendezvousRequest& request)>;
   void set_rendezvous_handler(RendezvousHandler handler) { rendezvous_ = std::move(handler); }
 
  private:
@@ -32,6 +34,8 @@ class StoreServer {
     std::weak_ptr<FramedConnection> client;
     std::shared_ptr<asio::steady_timer> timer;
   };
+  void get(const std::shared_ptr<FramedConnection>& client, const messages::GetRequest& request);
+  void add(const std::shared_ptr<FramedConnection>& client, const messages::AddRequest& request);
   void reply_value(const std::shared_ptr<FramedConnection>& client, const std::string& value);
   void wake_waiters(const std::string& key);
   // Takes the timed-out waiter off its key's list; false when the key's arrival took it off (and answered it).

@@ -100,7 +100,7 @@ class LocalAgentProcess : public AgentProcess {
         std::fflush(nullptr);
         ::_exit(code);  // never back into hvdrun's code, nor its exit handlers
       }
-      took_first_launch_ = !start_.first_launch.is_null();
+      took_first_launch_ = start_.first_launch.has_value();
     } else {
       pid_ = ::fork();
       if (pid_ == 0) {

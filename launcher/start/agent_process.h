@@ -8,11 +8,12 @@
 #include <asio.hpp>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/address.h"
+#include "common/messages/agent_commands.h"
 
 namespace hvd::launcher {
 
@@ -28,8 +29,8 @@ struct AgentStart {
   std::function<void(const std::string& reason)> on_ended;
   // The local agent's launch message when hvdrun knows it before the agent connects (one host, this one): a
   // forked agent starts its workers from it at once (issue 12: the handshake's round trips leave the critical
-  // path). Null, or not taken (took_first_launch()): hvdrun sends it once the agent has connected.
-  nlohmann::json first_launch;
+  // path). None, or not taken (took_first_launch()): hvdrun sends it once the agent has connected.
+  std::optional<messages::Launch> first_launch;
 };
 
 class AgentProcess {

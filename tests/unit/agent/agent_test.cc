@@ -52,7 +52,8 @@ struct AgentChild {
       ::dup2(in[0], 0);
       ::dup2(err[1], 2);
       if (!first_launch.is_null()) {
-        ::_exit(hvd::agent::agent_main(static_cast<int>(args.size()), argv.data(), std::move(first_launch)));
+        ::_exit(hvd::agent::agent_main(static_cast<int>(args.size()), argv.data(),
+                                       hvd::messages::Launch::decode(first_launch)));
       }
       ::execv(argv[0], argv.data());
       ::_exit(127);

@@ -28,27 +28,30 @@ TEST_CASE("a worker's record, pending op and stderr tail go into its exit frame,
     for (int i = 0; i < 15; ++i) lines.push_back("line " + std::to_string(i));
     reports.on_stderr(3, lines);
 
-    nlohmann::json frame;
-    reports.fill(3, 1234, true, false, frame);
-    CHECK(frame["time_ms"] == 1234);
-    CHECK(frame["stopped"] == true);
-    CHECK(frame["outside"] == false);
-    CHECK(frame["record"]["reason"] == "RuntimeError: hvd's");
-    CHECK(frame["pending"]["tensor"] == "grad");
-    REQUIRE(frame["stderr_tail"].size() == ExitReports::kStderrTail);
-    CHECK(frame["stderr_tail"].back() == "line 14");
+    hvd::messages::Exit exit;
+    reports.fill(3, 1234, true, false, exit);
+    CHECK(exit.time_ms == 1234);
+    CHECK(exit.stopped);
+    CHECK_FALSE(exit.outside);
+    REQUIRE(exit.record);
+    CHECK(exit.record->reason == "RuntimeError: hvd's");
+    REQUIRE(exit.pending);
+    CHECK(exit.pending->tensor == "grad");
+    REQUIRE(exit.stderr_tail.size() == ExitReports::kStderrTail);
+    CHECK(exit.stderr_tail.back() == "line 14");
     CHECK_FALSE(std::filesystem::exists(file));
 
-    nlohmann::json again;  // a worker started again under the same id reports nothing of its predecessor
+    hvd::messages::Exit again;  // a worker started again under the same id reports nothing of its predecessor
     reports.fill(3, 1235, false, true, again);
-    CHECK(again["outside"] == true);
-    CHECK_FALSE(again.contains("record"));
-    CHECK_FALSE(again.contains("stderr_tail"));
+    CHECK(again.outside);
+    CHECK_FALSE(again.record);
+    CHECK(again.stderr_tail.empty());
 
     std::ofstream(file + ".torch") << R"({"message": {"message": "ValueError: torch's", "extraInfo": {}}})";
-    nlohmann::json torch_only;
+    hvd::messages::Exit torch_only;
     reports.fill(3, 1236, false, false, torch_only);
-    CHECK(torch_only["record"]["reason"] == "ValueError: torch's");
+    REQUIRE(torch_only.record);
+    CHECK(torch_only.record->reason == "ValueError: torch's");
   }
   CHECK_FALSE(std::filesystem::exists(dir));  // the directory goes with the agent
 }

@@ -10,6 +10,11 @@ using namespace hvd::launcher::report;
 
 namespace {
 
+// The report hears an exit as the session decodes it from the agent's frame.
+void report_exit(JobReport& report, int rank, const nlohmann::json& frame) {
+  report.exited(rank, hvd::messages::Exit::decode(frame));
+}
+
 RankEnding exited(int rank, std::int64_t time_ms, std::optional<int> code, std::optional<int> signal = {}) {
   RankEnding e;
   e.rank = rank;
@@ -134,13 +139,13 @@ TEST_CASE("JobReport reads the agent's exit frame and renders text and JSON") {
   report.add_rank(0, "rank 0", "h1");
   report.add_rank(1, "rank 1", "h2");
   report.started(1, 4242);
-  report.exited(0, {{"type", "exit"},
+  report_exit(report, 0, {{"type", "exit"},
                     {"rank", 0},
                     {"pid", 41},
                     {"code", 1},
                     {"time_ms", 1000},
                     {"record", {{"role", "consequence"}, {"reason", "hvd is shut down"}, {"blame", {1}}}}});
-  report.exited(1, {{"type", "exit"},
+  report_exit(report, 1, {{"type", "exit"},
                     {"rank", 1},
                     {"pid", 4242},
                     {"code", 5},
@@ -241,14 +246,14 @@ TEST_CASE("JobReport: a job stopped from outside says so, with the op its ranks 
   JobReport report;
   report.add_rank(0, "rank 0", "h1");
   report.add_rank(1, "rank 1", "h2");
-  report.exited(0, {{"type", "exit"},
+  report_exit(report, 0, {{"type", "exit"},
                     {"rank", 0},
                     {"pid", 41},
                     {"signal", 15},
                     {"time_ms", 1000},
                     {"outside", true},
                     {"pending", {{"op", "allreduce"}, {"tensor", "grad"}, {"missing", {1}}, {"since_ms", 500}}}});
-  report.exited(1, {{"type", "exit"}, {"rank", 1}, {"pid", 42}, {"signal", 15}, {"time_ms", 1001}, {"outside", true}});
+  report_exit(report, 1, {{"type", "exit"}, {"rank", 1}, {"pid", 42}, {"signal", 15}, {"time_ms", 1001}, {"outside", true}});
   report.failed(143, "hvdrun: rank 0 on h1 (pid 41) was stopped from outside the job (SIGTERM)");
   CHECK(report.verdict().exit_code == 143);
   const std::string text = report.summary();
@@ -294,11 +299,11 @@ TEST_CASE("an elastic worker that exits on hvdrun's 'the job is ending' answer i
   JobReport report(true);
   report.add_rank(0, "worker localhost/0", "localhost");
   report.add_rank(1, "worker localhost/1", "localhost");
-  report.exited(1, {{"type", "exit"}, {"rank", 1}, {"pid", 42}, {"code", 5}, {"time_ms", 1000},
+  report_exit(report, 1, {{"type", "exit"}, {"rank", 1}, {"pid", 42}, {"code", 5}, {"time_ms", 1000},
                     {"stderr_tail", {"loader: shard 7 is corrupt"}}});
   report.failed(7, "hvdrun: 1 workers, fewer than --min-np 2, for --elastic-timeout 2 s");
   report.told_to_end(0);  // before the teardown's signal could reach it
-  report.exited(0, {{"type", "exit"}, {"rank", 0}, {"pid", 41}, {"code", 3}, {"time_ms", 3000}});
+  report_exit(report, 0, {{"type", "exit"}, {"rank", 0}, {"pid", 41}, {"code", 3}, {"time_ms", 3000}});
   auto j = report.to_json();
   CHECK(j["ranks"][0]["role"] == "consequence");
   CHECK(j["ranks"][1]["role"] == "root cause");
