@@ -18,7 +18,7 @@
 // Either side that hears nothing for kHeartbeatTimeout counts the other as lost: the launcher stops the job
 // naming the host; the agent kills its workers and exits.
 //
-// Store link (worker -> launcher): one request at a time, each answered once. Values are strings (UTF-8 text;
+// Store link (worker -> launcher; the server: store/store_server.h): one request at a time, each answered once. Values are strings (UTF-8 text;
 // binary values are hex-encoded by the client).
 //
 // Elastic events: hvdrun sets the key "elastic/event/<n>" (n = 1, 2, ...) to "reset" (a worker failed or a host

@@ -15,7 +15,7 @@
 #include "common/messages/hello.h"
 #include "launcher/session/connection_gate.h"
 #include "launcher/session/rejection_log.h"
-#include "launcher/session/store_server.h"
+#include "store/store_server.h"
 
 namespace hvd::launcher {
 
@@ -26,7 +26,7 @@ class CoordinationServer {
 
   CoordinationServer(asio::io_context& io, const std::string& bind_address, std::string secret, AgentHandler on_agent);
   int port() const { return port_; }
-  StoreServer& store() { return store_; }
+  detail::StoreServer& store() { return store_; }
   void close();
 
  private:
@@ -41,7 +41,7 @@ class CoordinationServer {
   ConnectionGate gate_;
   RejectionLog rejections_;
   asio::steady_timer accept_retry_;  // accepting paused: the gate is full or descriptors ran out
-  StoreServer store_;
+  detail::StoreServer store_;
   int port_ = 0;
   bool closing_ = false;  // connections dropped at shutdown are no rejections
   // Connections still in their handshake or serving the store, so close() can drop them.

@@ -26,6 +26,8 @@
 
 #include "common/crypto.h"
 #include "common/framed_connection.h"
+#include "common/messages/store_answers.h"
+#include "common/messages/store_requests.h"
 #include "tests/unit/runtime/store_test_server.h"
 
 namespace {
@@ -197,24 +199,25 @@ class StubDriver {
       Worker& w = *members[static_cast<std::size_t>(r)];
       w.in_generation = true;
       if (auto c = w.waiting.lock()) {
-        c->send({{"ok", true},
-                 {"generation", generation_},
-                 {"rank", r},
-                 {"size", size},
-                 {"local_rank", host_per_worker_ ? 0 : r},
-                 {"local_size", host_per_worker_ ? 1 : size},
-                 {"cross_rank", host_per_worker_ ? r : 0},
-                 {"cross_size", host_per_worker_ ? size : 1},
-                 {"hostname", host_per_worker_ ? "h" + std::to_string(&w - workers_.data()) : "localhost"},
-                 {"events", events_}});
+        c->send(hvd::messages::RendezvousAnswer{
+            .generation = generation_,
+            .rank = r,
+            .size = size,
+            .local_rank = host_per_worker_ ? 0 : r,
+            .local_size = host_per_worker_ ? 1 : size,
+            .cross_rank = host_per_worker_ ? r : 0,
+            .cross_size = host_per_worker_ ? size : 1,
+            .hostname = host_per_worker_ ? "h" + std::to_string(&w - workers_.data()) : "localhost",
+            .events = events_}
+                    .encode());
       }
       w.waiting.reset();
     }
   }
 
   // A worker asks for the next generation: it waits until every live worker does (try_form).
-  void on_rendezvous(const std::shared_ptr<hvd::FramedConnection>& conn, const nlohmann::json& m) {
-    const std::string id = m.value("worker", "");
+  void on_rendezvous(const std::shared_ptr<hvd::FramedConnection>& conn, const hvd::messages::RendezvousRequest& m) {
+    const std::string& id = m.worker;
     for (auto& w : workers_) {
       if (w.id != id || !w.alive) continue;
       w.waiting = conn;
@@ -225,7 +228,7 @@ class StubDriver {
       }
       return try_form();
     }
-    conn->send({{"ok", false}, {"error", "no place for worker '" + id + "' in this job"}});
+    conn->send(hvd::messages::StoreRefusal{.error = "no place for worker '" + id + "' in this job"}.encode());
   }
 
   std::vector<std::string> command_;

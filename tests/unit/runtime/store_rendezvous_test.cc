@@ -25,8 +25,8 @@ TEST_CASE("rendezvous sends the worker and the generation it had, and reads its 
   server.answer_rendezvous(placed(3));
   auto a = store.rendezvous("h2/0", 1, 5s);
   auto request = server.last_rendezvous();
-  CHECK(request.at("worker") == "h2/0");
-  CHECK(request.at("after") == 1);
+  CHECK(request.worker == "h2/0");
+  CHECK(request.after == 1);
   CHECK(a.generation == 3);
   CHECK(a.rank == 2);
   CHECK(a.size == 4);

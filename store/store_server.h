@@ -1,6 +1,8 @@
-// The rendezvous store that hvdrun serves to the job's workers (protocol in common/protocol.h): a key-value map
-// whose `get` waits for the key to be set, bounded by the request's timeout. Runs on the session's io_context.
-// The `rendezvous` op of elastic jobs goes to the handler the elastic job sets; without one it is refused.
+// The server side of the rendezvous store (requests and answers: common/messages/store_requests.h), the one that
+// hvdrun's coordination server runs for the job's workers and that the tests and their stub launcher share: a
+// key-value map whose `get` waits for the key to be set, bounded by the request's timeout; each request gets
+// exactly one answer. It answers requests on connections someone else accepted (and greeted), on that one's
+// io_context. The elastic `rendezvous` op goes to the handler set for it; without one it is refused.
 #pragma once
 
 #include <asio.hpp>
@@ -14,7 +16,7 @@
 #include "common/framed_connection.h"
 #include "common/messages/store_requests.h"
 
-namespace hvd::launcher {
+namespace hvd::detail {
 
 class StoreServer {
  public:
@@ -28,6 +30,8 @@ class StoreServer {
   using RendezvousHandler =
       std::function<void(const std::shared_ptr<FramedConnection>& client, const messages::RendezvousRequest& request)>;
   void set_rendezvous_handler(RendezvousHandler handler) { rendezvous_ = std::move(handler); }
+  // Ends every wait unanswered (the server is going away).
+  void close();
 
  private:
   struct Waiter {
@@ -47,4 +51,4 @@ class StoreServer {
   RendezvousHandler rendezvous_;
 };
 
-}  // namespace hvd::launcher
+}  // namespace hvd::detail

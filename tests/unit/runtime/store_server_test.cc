@@ -1,4 +1,4 @@
-#include "launcher/session/store_server.h"
+#include "store/store_server.h"
 
 #include <doctest/doctest.h>
 
@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/blocking_channel.h"
+#include "common/messages/message_type.h"
 
 using namespace std::chrono_literals;
 
@@ -17,7 +18,7 @@ const std::string kSecret = "store-server-test-secret";
 // `after_get` runs on the io thread right after each get is handled.
 class Store {
  public:
-  explicit Store(std::function<void(asio::io_context&, hvd::launcher::StoreServer&)> after_get)
+  explicit Store(std::function<void(asio::io_context&, hvd::detail::StoreServer&)> after_get)
       : acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}), server_(io_), after_get_(std::move(after_get)) {
     acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
       if (ec) return;
@@ -37,15 +38,16 @@ class Store {
 
  private:
   void on_message(const nlohmann::json& m) {
-    if (m.value("type", "") == "hello") return;
+    const auto type = hvd::messages::message_type_of(m);
+    if (type == hvd::messages::MessageType::kStoreHello) return;
     server_.handle(conn_, m);
-    if (m.value("op", "") == "get") after_get_(io_, server_);
+    if (type == hvd::messages::MessageType::kGetRequest) after_get_(io_, server_);
   }
 
   asio::io_context io_;
   asio::ip::tcp::acceptor acceptor_;
-  hvd::launcher::StoreServer server_;
-  std::function<void(asio::io_context&, hvd::launcher::StoreServer&)> after_get_;
+  hvd::detail::StoreServer server_;
+  std::function<void(asio::io_context&, hvd::detail::StoreServer&)> after_get_;
   std::shared_ptr<hvd::FramedConnection> conn_;
   std::jthread thread_;
 };
@@ -57,7 +59,7 @@ TEST_CASE("a get whose timeout expires as its key arrives gets one reply: the va
   // expired when it next looks, so the set's handler runs with the get's timeout handler already queued (what a
   // busy hvdrun met now and then: an elastic worker read the stale timeout as its rendezvous answer).
   std::shared_ptr<asio::steady_timer> set_later;
-  Store store([&](asio::io_context& io, hvd::launcher::StoreServer& server) {
+  Store store([&](asio::io_context& io, hvd::detail::StoreServer& server) {
     set_later = std::make_shared<asio::steady_timer>(io, 1ms);
     set_later->async_wait([&server](std::error_code ec) {
       if (!ec) server.set("elastic/event/1", "reset");
@@ -73,7 +75,7 @@ TEST_CASE("a get whose timeout expires as its key arrives gets one reply: the va
 }
 
 TEST_CASE("a get whose key never comes times out, once") {
-  Store store([](asio::io_context&, hvd::launcher::StoreServer&) {});
+  Store store([](asio::io_context&, hvd::detail::StoreServer&) {});
   hvd::BlockingChannel client(hvd::connect_tcp("127.0.0.1", store.port(), 10s), kSecret, "store", 10s);
   client.send({{"type", "hello"}, {"role", "store"}, {"rank", -1}});
   client.send({{"op", "get"}, {"key", "never"}, {"timeout_ms", 10}});

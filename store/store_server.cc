@@ -1,11 +1,11 @@
-#include "launcher/session/store_server.h"
+#include "store/store_server.h"
 
 #include <spdlog/spdlog.h>
 
 #include "common/messages/message_type.h"
 #include "common/messages/store_answers.h"
 
-namespace hvd::launcher {
+namespace hvd::detail {
 
 void StoreServer::handle(const std::shared_ptr<FramedConnection>& client, const nlohmann::json& request) {
   using messages::MessageType;
@@ -60,6 +60,14 @@ void StoreServer::set(const std::string& key, const std::string& value) {
   wake_waiters(key);
 }
 
+void StoreServer::close() {
+  auto waiters = std::move(waiters_);
+  waiters_.clear();
+  for (auto& [key, list] : waiters) {
+    for (auto& w : list) w.timer->cancel();
+  }
+}
+
 void StoreServer::reply_value(const std::shared_ptr<FramedConnection>& client, const std::string& value) {
   client->send(messages::GetAnswer{.value = value}.encode());
 }
@@ -83,4 +91,4 @@ void StoreServer::wake_waiters(const std::string& key) {
   }
 }
 
-}  // namespace hvd::launcher
+}  // namespace hvd::detail
