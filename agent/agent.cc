@@ -151,8 +151,7 @@ void Agent::on_command(const nlohmann::json& frame) {
   using messages::MessageType;
   const auto type = messages::message_type_of(frame);
   if (!type) {
-    return spdlog::warn("ignoring a message of unknown type {} from the launcher",
-                        frame.value("type", nlohmann::json()).dump());
+    return spdlog::warn("ignoring a message of unknown type {} from the launcher", messages::claimed_type(frame));
   }
   switch (*type) {
     case MessageType::kHeartbeat:

@@ -25,10 +25,9 @@ void StoreServer::handle(const std::shared_ptr<FramedConnection>& client, const 
     }
     return rendezvous_(client, rendezvous);
   }
-  const auto op = request.value("op", nlohmann::json());
-  const std::string shown = op.is_string() ? op.get<std::string>() : op.dump();
-  spdlog::warn("store: unknown request '{}' from {}", shown, client->peer());
-  client->send(messages::StoreRefusal{.error = "unknown store op '" + shown + "'"}.encode());
+  const std::string claimed = messages::claimed_type(request);
+  spdlog::warn("store: unknown request ({}) from {}", claimed, client->peer());
+  client->send(messages::StoreRefusal{.error = "unknown store request (" + claimed + ")"}.encode());
 }
 
 void StoreServer::get(const std::shared_ptr<FramedConnection>& client, const messages::GetRequest& request) {

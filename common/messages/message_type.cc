@@ -90,4 +90,18 @@ std::optional<MessageType> message_type_of(const nlohmann::json& frame) {
   return std::nullopt;
 }
 
+std::string claimed_type(const nlohmann::json& frame) {
+  auto text = [](const nlohmann::json& value) {
+    std::string shown = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return shown.size() > 40 ? shown.substr(0, 37) + "..." : shown;
+  };
+  if (!frame.is_object()) return "none";
+  if (auto type = frame.find("type"); type != frame.end()) {
+    auto role = frame.find("role");
+    return text(*type) + (*type == "hello" && role != frame.end() ? " role " + text(*role) : "");
+  }
+  if (auto op = frame.find("op"); op != frame.end()) return "op " + text(*op);
+  return "none";
+}
+
 }  // namespace hvd::messages

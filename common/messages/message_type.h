@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace hvd::messages {
@@ -61,5 +62,9 @@ std::string_view name_of(MessageType type);
 // store request by "op". Store answers say none (their client knows what it asked): nullopt, as for a type or op
 // that no message has.
 std::optional<MessageType> message_type_of(const nlohmann::json& frame);
+
+// What a frame claims to be, for a log line about one that no message matches: its "type" (and a hello's "role"),
+// else its "op", as JSON text: "\"launch-all\"", "\"hello\" role \"spy\"", "op \"del\"", or "none".
+std::string claimed_type(const nlohmann::json& frame);
 
 }  // namespace hvd::messages

@@ -110,10 +110,9 @@ void CoordinationServer::on_hello(const std::shared_ptr<FramedConnection>& conne
     rejections_.reject(connection->peer(), e.what());
     return connection->close("malformed hello");
   }
-  const bool hello = frame.value("type", nlohmann::json()) == "hello";
-  rejections_.reject(connection->peer(), hello ? "unknown role " + frame.value("role", nlohmann::json()).dump()
-                                               : std::string("the first frame is not a hello"));
-  connection->close(hello ? "unknown role" : "no hello");
+  rejections_.reject(connection->peer(), "the first frame is not an agent's or a store client's hello (its type: " +
+                                             messages::claimed_type(frame) + ")");
+  connection->close("no hello");
 }
 
 }  // namespace hvd::launcher

@@ -240,8 +240,7 @@ void Session::on_agent_report(Agent& agent, const nlohmann::json& frame) {
   using messages::MessageType;
   const auto type = messages::message_type_of(frame);
   if (!type) {
-    return spdlog::warn("agent on {} sent an unknown message type {}", agent.host,
-                        frame.value("type", nlohmann::json()).dump());
+    return spdlog::warn("agent on {} sent an unknown message type {}", agent.host, messages::claimed_type(frame));
   }
   switch (*type) {
     case MessageType::kOutput:

@@ -302,6 +302,10 @@ TEST_CASE("a frame of another type, or a hello of another role, is refused namin
   CHECK_THROWS_WITH_AS(is_refusal({{"error", "no"}}), doctest::Contains("field 'ok' is missing"), MessageError);
   CHECK_FALSE(message_type_of({{"type", "launch-all"}}).has_value());
   CHECK_FALSE(message_type_of({{"type", 7}}).has_value());
+  CHECK(claimed_type({{"type", "launch-all"}}) == "\"launch-all\"");
+  CHECK(claimed_type({{"type", "hello"}, {"role", "spy"}}) == "\"hello\" role \"spy\"");
+  CHECK(claimed_type({{"op", "del"}}) == "op \"del\"");
+  CHECK(claimed_type({{"key", "k"}}) == "none");
 }
 
 TEST_CASE("a launch's environment values that are not strings reach the worker as their JSON text") {
