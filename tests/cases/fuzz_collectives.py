@@ -124,11 +124,14 @@ def run_plan(bin_dir, plan, deadline=None):
     return found
 
 
-def report(bin_dir, found, shrink_seconds):
-    for line, failure, after in found:
+def report(bin_dir, found, shrink_seconds, shrink_max):
+    for index, (line, failure, after) in enumerate(found):
         print(f"\nDISAGREEMENT found {after:.1f} s into the run, in: {line}")
         for f in failure[:12]:
             print(f"    {f}")
+        if index >= shrink_max:
+            print(f"  not shrunk (the first {shrink_max} are); rerun it: scripts/fuzz-collectives.sh --case '{line}'")
+            continue
         small, small_failure, tries, seconds = shrink(line, lambda l: fails(bin_dir, l), shrink_seconds)
         print(f"  shrunk in {tries} runs, {seconds:.0f} s, to: {small}")
         for f in (small_failure or [])[:12]:
@@ -147,6 +150,7 @@ def main():
     p.add_argument("--netns", help="scripts/netns-cluster.sh, with the cluster up: jobs on 2 hosts too")
     p.add_argument("--ssh-config", help="the cluster's SSH config (netns-cluster.sh config)")
     p.add_argument("--shrink-seconds", type=float, default=120, help="time to spend shrinking each failure")
+    p.add_argument("--shrink-max", type=int, default=3, help="failures shrunk per round (default 3)")
     a = p.parse_args()
     Hosts.netns, Hosts.ssh_config = a.netns, a.ssh_config
     hosts = (1, 2) if a.netns else (1,)
@@ -170,7 +174,7 @@ def main():
         if missing:
             print(f"not covered by seed {seed}: {', '.join(missing)}")
             uncovered += 1
-        report(a.bin, found, a.shrink_seconds)
+        report(a.bin, found, a.shrink_seconds, a.shrink_max)
         if not deadline or time.monotonic() > deadline:
             break
         seed = int.from_bytes(os.urandom(4), "little")
