@@ -92,10 +92,12 @@ def dots(values):
 
 
 class Generator:
-    def __init__(self, seed, hosts=(1,)):
+    def __init__(self, seed, hosts=(1,), dtypes=DTYPES, scatter_reductions=REDUCTIONS):
         self.rng = random.Random(seed)
+        self.scatter_reductions = scatter_reductions
         self.job_dimensions = OrderedDict(JOB_DIMENSIONS, hosts=list(hosts))
         dimensions = OrderedDict(**self.job_dimensions, **STEP_DIMENSIONS, **OP_DIMENSIONS)
+        dimensions["dtype"] = list(dtypes)
         self.decks = {d: Deck(v, self.rng) for d, v in dimensions.items()}
         # "none" comes twelve times as often as each kind of mismatch: a mismatched op is a step of its own
         self.decks["mismatch"] = Deck(["none"] * 12 + MISMATCHES[1:], self.rng)
@@ -187,7 +189,9 @@ class Generator:
             m in ("dtype", "shape") or (m == "red" and kind in ("allreduce", "reducescatter", "grouped_allreduce"))
             or (m == "root" and kind == "broadcast"))))
         reduces = kind in ("allreduce", "grouped_allreduce", "reducescatter")
-        red = self.draw("red") if reduces else None
+        red = None
+        if reduces:
+            red = self.draw("red", lambda r: kind != "reducescatter" or r in self.scatter_reductions)
         dtype = self.draw("dtype", lambda d: d != "bool" or red != "average")
         if mismatch == "dtype" and dtype in ("float32", "float64"):
             pass  # the odd rank switches between the two
@@ -267,9 +271,10 @@ class Generator:
             fields["red"], fields["pre"], fields["post"] = "sum", 1 / f, f / n if red == "average" else f
 
 
-def generate(seed, count, jobs, hosts=(1,)):
-    """`count` cases over `jobs` job configurations: [(job, [case line, ...]), ...] and the coverage."""
-    gen = Generator(seed, hosts)
+def generate(seed, count, jobs, hosts=(1,), dtypes=DTYPES, scatter_reductions=REDUCTIONS):
+    """`count` cases over `jobs` job configurations: [(job, [case line, ...]), ...] and the coverage. A framework
+    runner narrows `dtypes` and `scatter_reductions` to what its module offers."""
+    gen = Generator(seed, hosts, dtypes, scatter_reductions)
     configs = gen.jobs(jobs)
     plan = []
     for j, job in enumerate(configs):

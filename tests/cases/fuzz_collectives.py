@@ -16,12 +16,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from case_generator import generate, parse_case_line, case_line, dots  # noqa: E402
+from case_generator import DTYPES, REDUCTIONS, generate, parse_case_line  # noqa: E402
 from shrink import shrink  # noqa: E402
 
-RESULT = re.compile(r"CASE (\d+) (ok|FAIL)(?: (.*))?$")
+OK = re.compile(r"CASE (\d+) ok")
+FAILED = re.compile(r"CASE (\d+) FAIL ")
 JOB_SECONDS = 30       # a job's start and end
-CASE_SECONDS = 4       # per case: the bound that turns a hang into a failure
+CASE_SECONDS = 6       # per case: the bound that turns a hang into a failure
 
 
 def job_env(job):
@@ -32,9 +33,36 @@ def job_env(job):
         env["HOROVOD_FUSION_THRESHOLD"] = "0"
     env["HOROVOD_HIERARCHICAL_ALLREDUCE"] = env["HOROVOD_HIERARCHICAL_ALLGATHER"] = job["hier"]
     # a case that hangs fails its job in seconds, naming the op, instead of waiting for the stall check's minute
-    env["HOROVOD_STALL_CHECK_TIME_SECONDS"] = "5"
-    env["HOROVOD_STALL_SHUTDOWN_TIME_SECONDS"] = "10"
+    env["HOROVOD_STALL_CHECK_TIME_SECONDS"] = "10"
+    env["HOROVOD_STALL_SHUTDOWN_TIME_SECONDS"] = "30"
+    if Runner.framework != "c++":
+        env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.abspath(job_env.bin_dir)), "python")
     return env
+
+
+class Runner:
+    """What runs the cases on every rank: libhvd's C++ API (hvd_case_runner), or a framework module's runner
+    (--framework torch: hvd.torch through tests/cases/torch_case_runner.py, with the interpreter
+    scripts/framework-python.sh names)."""
+    framework = "c++"
+    python = None
+
+    @classmethod
+    def command(cls, bin_dir, path):
+        if cls.framework == "c++":
+            return [os.path.join(bin_dir, "hvd_case_runner"), path]
+        here = os.path.dirname(os.path.abspath(__file__))
+        return [cls.python, os.path.join(here, f"{cls.framework}_case_runner.py"), os.path.abspath(bin_dir), path]
+
+    @classmethod
+    def dtypes(cls):
+        """The dtypes the runner's framework has: torch 1.13 has no uint16."""
+        return [d for d in DTYPES if not (cls.framework == "torch" and d == "uint16")]
+
+    @classmethod
+    def scatter_reductions(cls):
+        """hvd.torch's reducescatter takes Sum and Average only, as Horovod's does."""
+        return ["sum", "average"] if cls.framework == "torch" else REDUCTIONS
 
 
 class Hosts:
@@ -53,6 +81,7 @@ class Hosts:
 
 
 def run_job(bin_dir, job, lines):
+    job_env.bin_dir = bin_dir
     """Runs `lines` in one hvdrun job. Returns (results, output): results[k] is None (passed on every rank), a
     list of failure lines, or "unfinished" when the job ended before every rank reported it."""
     with tempfile.NamedTemporaryFile("w", suffix=".cases", delete=False) as f:
@@ -61,7 +90,7 @@ def run_job(bin_dir, job, lines):
     command = Hosts.command(bin_dir, job)
     if job["backend"] == "mpi":
         command.append("--mpi")
-    command += [os.path.join(bin_dir, "hvd_case_runner"), path]
+    command += Runner.command(bin_dir, path)
     try:
         done = subprocess.run(command, env=job_env(job), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=JOB_SECONDS + CASE_SECONDS * len(lines))
@@ -73,14 +102,12 @@ def run_job(bin_dir, job, lines):
         os.unlink(path)
     oks, failures = {}, {}
     for line in output.splitlines():
-        m = RESULT.search(line)
-        if not m:
-            continue
-        k = int(m.group(1))
-        if m.group(2) == "ok":
-            oks[k] = oks.get(k, 0) + 1
-        else:
-            failures.setdefault(k, []).append(line.strip())
+        # mpirun's tagged output may join two ranks' lines into one: count every "ok" in a line
+        for m in OK.finditer(line):
+            oks[int(m.group(1))] = oks.get(int(m.group(1)), 0) + 1
+        m = FAILED.search(line)
+        if m:
+            failures.setdefault(int(m.group(1)), []).append(line.strip())
     results = []
     for k in range(len(lines)):
         if k in failures:
@@ -147,12 +174,19 @@ def main():
     p.add_argument("--jobs", type=int, default=10, help="hvdrun jobs per round (default 10)")
     p.add_argument("--minutes", type=float, help="run rounds with new seeds until this much time has passed")
     p.add_argument("--case", help="run this one case line alone")
+    p.add_argument("--framework", choices=["c++", "torch"], default="c++",
+                   help="run the cases through libhvd's C++ API (default) or hvd.torch")
     p.add_argument("--netns", help="scripts/netns-cluster.sh, with the cluster up: jobs on 2 hosts too")
     p.add_argument("--ssh-config", help="the cluster's SSH config (netns-cluster.sh config)")
     p.add_argument("--shrink-seconds", type=float, default=120, help="time to spend shrinking each failure")
     p.add_argument("--shrink-max", type=int, default=3, help="failures shrunk per round (default 3)")
     a = p.parse_args()
     Hosts.netns, Hosts.ssh_config = a.netns, a.ssh_config
+    Runner.framework = a.framework
+    if a.framework != "c++":
+        here = os.path.dirname(os.path.abspath(__file__))
+        Runner.python = subprocess.run([os.path.join(here, "..", "..", "scripts", "framework-python.sh"), a.framework],
+                                       stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
     hosts = (1, 2) if a.netns else (1,)
     if a.case:
         failure = fails(a.bin, a.case)
@@ -164,7 +198,7 @@ def main():
     started = time.monotonic()
     while True:
         print(f"seed {seed}", flush=True)
-        plan, coverage = generate(seed, a.cases, a.jobs, hosts)
+        plan, coverage = generate(seed, a.cases, a.jobs, hosts, Runner.dtypes(), Runner.scatter_reductions())
         found = run_plan(a.bin, plan, deadline)
         rounds += 1
         total_cases += sum(len(lines) for _, lines in plan)
