@@ -7,21 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/advisory_json.h"
+
 namespace hvd {
-namespace {
-
-template <typename T>
-void get_if_present(const nlohmann::json& j, const char* key, T& out) {
-  if (auto it = j.find(key); it != j.end() && !it->is_null()) {
-    try {
-      out = it->get<T>();
-    } catch (const nlohmann::json::exception&) {
-      // A field of the wrong type keeps its default: a record is advice, never a reason to fail the report.
-    }
-  }
-}
-
-}  // namespace
 
 std::int64_t wall_clock_ms() {
   using namespace std::chrono;

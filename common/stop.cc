@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "common/advisory_json.h"
+
 namespace hvd {
 namespace {
 
@@ -30,17 +32,6 @@ std::string reform_words(const Stop& s) {
   if (s.process_sets) return "hvdrun is re-forming the job; process sets are dropped at the reset";
   return "hvdrun is re-forming the job (elastic event " + std::to_string(s.event) +
          ": a worker failed or a host was lost); hvd::elastic::run resets and goes on from the last commit";
-}
-
-template <typename T>
-void get_if_present(const nlohmann::json& j, const char* key, T& out) {
-  if (auto it = j.find(key); it != j.end() && !it->is_null()) {
-    try {
-      out = it->get<T>();
-    } catch (const nlohmann::json::exception&) {
-      // A field of the wrong type keeps its default: a record is advice, never a reason to fail the report.
-    }
-  }
 }
 
 }  // namespace
