@@ -1,7 +1,7 @@
 // The elastic job's policy (hvdrun --min-np/--max-np/--host-discovery-script): which hosts take part, which
 // workers run where, when a generation forms, what a failure costs. The session (launcher/session) runs the
-// agents, the output and the teardown for it, through SessionControl; this class decides, on the session's
-// io_context. Protocol: common/protocol.h ("rendezvous" op, "elastic/event/<n>" keys).
+// agents, the output and the teardown for it, through SessionControl (launcher/session/elastic_policy.h); this
+// class decides, on the session's io_context. Protocol: common/protocol.h ("rendezvous" op, "elastic/event/<n>" keys).
 //
 // - Hosts: the discovery script's, run every --discovery-interval (or the fixed -H list), less the blacklist.
 //   New hosts get an agent and workers up to --max-np (hosts in join order); workers of hosts that disappear

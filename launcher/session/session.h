@@ -1,5 +1,7 @@
 // One job, from start to exit code: the coordination server, one agent per host, the workers' output and the
-// job's fate. run() returns hvdrun's exit code.
+// job's fate. run() returns hvdrun's exit code. The session runs the agents and the output; what the job does with
+// them is its policy's (job_policy.h): a static job (static_job.h) or an elastic one (elastic_policy.h), which act
+// through the session as its JobRunner (job_runner.h).
 //
 // Teardown, in one place (begin_teardown): the first failure (a worker's non-zero exit or fatal signal, a
 // worker that cannot be executed, a lost agent, SIGINT/SIGTERM/SIGHUP; a worker stopped from outside the job
@@ -11,9 +13,6 @@
 // SIGKILLs its workers at once and confirms with "bye"; hvdrun waits kKillConfirmBound for that, no more, and
 // does not wait for its output to be read.
 //
-// Elastic jobs (launcher/elastic/elastic_job.h): the ElasticJob decides which hosts get agents and workers and
-// when a failure ends the job; the session runs them (agents come and go; worker ids stand for ranks).
-//
 // The job's root-cause report (launcher/report/job_report.h) hears every rank's start and end, every lost host
 // and how the job was ended; its summary is hvdrun's last word and --report writes its JSON.
 //
@@ -23,35 +22,32 @@
 
 #include <asio.hpp>
 #include <chrono>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/framed_connection.h"
-#include "common/messages/agent_commands.h"
 #include "common/messages/agent_reports.h"
 #include "common/messages/hello.h"
-#include "launcher/start/agent_process.h"
+#include "launcher/plan/plan.h"
 #include "launcher/session/agent_fleet.h"
 #include "launcher/session/coordination_server.h"
 #include "launcher/session/job_outcome.h"
-#include "launcher/elastic/elastic_job.h"
+#include "launcher/session/job_policy.h"
+#include "launcher/session/job_runner.h"
 #include "launcher/session/output_printer.h"
 #include "launcher/session/outside_stop_hold.h"
 #include "launcher/session/session_options.h"
-#include "launcher/plan/plan.h"
-#include "launcher/plan/worker_env.h"
 
 namespace hvd::launcher {
 
-class Session : public elastic::SessionControl {
+class Session : private JobRunner {
  public:
+  // An elastic job (options.elastic) ignores `plan`: it plans as it goes.
   Session(SessionOptions options, Plan plan, std::string agent_path);
+  ~Session() override;
   int run();
 
   // Instead of printing workers' output, hand each line to `handler` (hvdrun --check-hosts reads its probes).
@@ -63,43 +59,42 @@ class Session : public elastic::SessionControl {
  private:
   using Agent = FleetAgent;
 
-  void start_agents();
-  AgentStart agent_start(const Agent& agent);
-  void send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers);
+  // JobRunner
+  asio::io_context& io() override { return io_; }
+  const SessionOptions& options() const override { return options_; }
+  Plan& plan() override { return plan_; }
+  AgentFleet& fleet() override { return fleet_; }
+  JobOutcome& outcome() override { return outcome_; }
+  OutsideStopHold& outside_stop() override { return outside_stop_; }
+  detail::StoreServer& store() override { return server_->store(); }
+  AgentStart agent_start(const Agent& agent) override;
+  void start_agent(Agent& agent, AgentStart start) override;
   messages::Launch launch_message(const std::string& host, const std::vector<WorkerLaunch>& workers,
-                                  const std::string& store_host, const std::string& data_addr) const;
-  std::vector<WorkerLaunch> planned_ranks(const Agent& agent) const;  // its ranks' placements
-  void tell_elastic_gone(Agent& agent, const std::string& reason);
-  // elastic::SessionControl
-  void start_agent(const HostSpec& host) override;
-  void launch_workers(const std::string& host, const std::vector<WorkerLaunch>& workers) override;
-  void terminate_host(const std::string& host, const std::string& why) override;
-  void succeed() override;
-  void message(const std::string& text) override;
-  void set_store_key(const std::string& key, const std::string& value) override;
-  void told_to_end(int id) override;
+                                  const std::string& store_host, const std::string& data_addr) const override;
+  void send_launch(Agent& agent, const std::vector<WorkerLaunch>& workers) override;
+  bool launched() const override { return launched_; }
+  bool tearing_down() const override { return tearing_down_; }
+  bool finishing() const override { return finishing_; }
+  void fail(int code, const std::string& message) override;
+  void check_start_failures() override;
+  void report_host_lost(const Agent& agent, const std::string& reason) override;
+  void message(const std::string& text) override { printer_.message(text); }
+  void begin_teardown() override;
+  void maybe_finish() override;
+
   void on_agent_link(std::shared_ptr<FramedConnection> link, const messages::AgentHello& hello);
-  void launch_all();
   void on_agent_message(Agent& agent, const nlohmann::json& frame);
   void on_agent_report(Agent& agent, const nlohmann::json& frame);
   void on_output(const Agent& agent, const messages::Output& output);
   void on_spawn_failed(const Agent& agent, const messages::SpawnFailed& failure);
-  void on_agent_closed(Agent& agent, const std::string& reason);
-  void on_agent_ended(Agent& agent, const std::string& reason);
   void on_worker_exit(const Agent& agent, const messages::Exit& exit);
-  void on_start_timeout();
-  void check_start_failures();
-  void fail(int code, const std::string& message) override;
-  void begin_teardown();
+  void on_agent_closed(Agent& agent, const std::string& reason);
   void force_stop();
   void kill_now();
   void finish(bool drain_output);
   void on_output_written(int agent, std::size_t bytes);
-  void maybe_finish();
   void do_heartbeat();
   void do_wait_signal();
-  void report_host_lost(const Agent& agent, const std::string& reason);
-  void log_elastic_cause(const Agent& agent, int id, const messages::Exit& exit);
   int conclude();  // after the event loop: the report written, hvdrun's exit code
 
   SessionOptions options_;
@@ -108,19 +103,19 @@ class Session : public elastic::SessionControl {
   std::string secret_hex_;
   asio::io_context io_;
   asio::signal_set signals_;
-  asio::steady_timer start_timer_, heartbeat_timer_, teardown_timer_;
+  asio::steady_timer heartbeat_timer_, teardown_timer_;
   OutsideStopHold outside_stop_;  // a rank stopped from outside: the teardown waits for the stop to reach the rest
   std::unique_ptr<CoordinationServer> server_;
   OutputPrinter printer_;
   AgentFleet fleet_;
   JobOutcome outcome_;
-  std::unique_ptr<elastic::ElasticJob> elastic_;
   OutputHandler output_handler_;
   bool launched_ = false;
   bool tearing_down_ = false;
   std::chrono::steady_clock::time_point last_output_;  // when an agent last sent output
   bool killing_ = false;                               // the second signal: kill now, do not wait for output
   bool finishing_ = false;
+  std::unique_ptr<JobPolicy> policy_;  // last: built over the rest, and gone before them
 };
 
 }  // namespace hvd::launcher
