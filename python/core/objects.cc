@@ -13,12 +13,12 @@ namespace hvd::python {
 namespace {
 
 TensorView bytes_view(std::string& bytes) {
-  return TensorView{bytes.data(), DataType::kUInt8, {static_cast<std::int64_t>(bytes.size())}};
+  return TensorView{bytes.data(), DataType::kUInt8, {static_cast<std::int64_t>(bytes.size())}, Device::cpu()};
 }
 
 std::string broadcast_bytes(std::string data, int root, const std::string& name, std::int32_t process_set) {
   std::int64_t length = static_cast<std::int64_t>(data.size());
-  broadcast(TensorView{&length, DataType::kInt64, {1}},
+  broadcast(TensorView{&length, DataType::kInt64, {1}, Device::cpu()},
             {.root = root, .name = name + "/size", .process_set = process_set});
   data.resize(static_cast<std::size_t>(length));
   broadcast(bytes_view(data), {.root = root, .name = name + "/bytes", .process_set = process_set});
@@ -26,14 +26,15 @@ std::string broadcast_bytes(std::string data, int root, const std::string& name,
 }
 
 std::vector<std::int64_t> allgather_int64(std::int64_t value, const std::string& name, std::int32_t process_set) {
-  Output gathered = allgather(TensorView{&value, DataType::kInt64, {1}}, {.name = name, .process_set = process_set});
+  Output gathered =
+      allgather(TensorView{&value, DataType::kInt64, {1}, Device::cpu()}, {.name = name, .allocate = {}, .process_set = process_set});
   const auto* values = static_cast<const std::int64_t*>(gathered.tensor().data);
   return {values, values + gathered.tensor().num_elements()};
 }
 
 std::vector<std::string> allgather_bytes(std::string data, const std::string& name, std::int32_t process_set) {
   const auto lengths = allgather_int64(static_cast<std::int64_t>(data.size()), name + "/sizes", process_set);
-  Output gathered = allgather(bytes_view(data), {.name = name + "/bytes", .process_set = process_set});
+  Output gathered = allgather(bytes_view(data), {.name = name + "/bytes", .allocate = {}, .process_set = process_set});
   const auto* at = static_cast<const char*>(gathered.tensor().data);
   std::vector<std::string> out;
   out.reserve(lengths.size());

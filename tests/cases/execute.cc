@@ -78,15 +78,8 @@ struct Prepared {
   bool blocking = false;  // submit() returns only once the op is done on every rank
 };
 
-// What an op must end in instead of a result: a mismatch every member sees, or a usage error at the call.
-struct Expectation {
-  bool error = false;
-  ErrorKind kind = ErrorKind::kInternal;
-  std::string must_name;  // a phrase the message must hold
-};
-
-void expect_error(const std::string& label, const Expectation& e, const std::exception_ptr& thrown, Failures& failures) {
-  if (!thrown) return failures.push_back(label + ": returned a result, want an hvd::Error (" + e.must_name + ")");
+void expect_error(const std::string& label, const OpExpectation& e, const std::exception_ptr& thrown, Failures& failures) {
+  if (!thrown) return failures.push_back(label + ": returned a result, want an hvd::Error (" + e.phrase + ")");
   try {
     std::rethrow_exception(thrown);
   } catch (const Error& error) {
@@ -94,8 +87,8 @@ void expect_error(const std::string& label, const Expectation& e, const std::exc
     if (error.kind() != e.kind) {
       failures.push_back(label + ": error kind " + std::to_string(static_cast<int>(error.kind())) + ", want " +
                          std::to_string(static_cast<int>(e.kind)) + ": " + what);
-    } else if (what.find(e.must_name) == std::string::npos) {
-      failures.push_back(label + ": error does not name '" + e.must_name + "': " + what);
+    } else if (what.find(e.phrase) == std::string::npos) {
+      failures.push_back(label + ": error does not name '" + e.phrase + "': " + what);
     }
   } catch (const std::exception& other) {
     failures.push_back(label + ": threw a non-hvd exception: " + std::string(other.what()));
@@ -103,7 +96,7 @@ void expect_error(const std::string& label, const Expectation& e, const std::exc
 }
 
 // Ties an op's handle to the expectation: a result is checked by `check`, an error by the expectation.
-Prepared prepared(const std::string& label, const Expectation& expect, std::function<Handle()> start,
+Prepared prepared(const std::string& label, const OpExpectation& expect, std::function<Handle()> start,
                   std::function<void(const Handle&, Failures&)> check) {
   auto handle = std::make_shared<Handle>();
   auto thrown = std::make_shared<std::exception_ptr>();
@@ -196,8 +189,7 @@ Prepared collective_op(const OpScope& s) {
     }
     compare(label, out.data, out.dtype, out.num_elements(), want->outputs[0], failures);
   };
-  const Expectation expect{want->error, want->kind, want->phrase};
-  return prepared(label, expect, start, check);
+  return prepared(label, *want, start, check);
 }
 
 Prepared barrier_op(const OpScope& s) {
@@ -213,7 +205,7 @@ Prepared barrier_op(const OpScope& s) {
             }
           },
           [=](Failures& failures) {
-            if (!member) return expect_error(label, {true, ErrorKind::kUsage, "process set"}, *thrown, failures);
+            if (!member) return expect_error(label, OpExpectation{true, ErrorKind::kUsage, "process set", {}, {}}, *thrown, failures);
             if (!*thrown) return;
             try {
               std::rethrow_exception(*thrown);
@@ -262,7 +254,7 @@ void run_join(const OpSpec& op, const RunContext& c, const std::string& label, F
         } catch (...) {
           thrown = std::current_exception();
         }
-        expect_error(label + " " + after + " after the others joined", {true, ErrorKind::kUsage, "joined"}, thrown,
+        expect_error(label + " " + after + " after the others joined", OpExpectation{true, ErrorKind::kUsage, "joined", {}, {}}, thrown,
                      failures);
       }
     } catch (const std::exception& e) {

@@ -25,7 +25,7 @@ JOB_SECONDS = 30       # a job's start and end
 CASE_SECONDS = 6       # per case: the bound that turns a hang into a failure
 
 
-def job_env(job):
+def job_env(job, bin_dir):
     env = dict(os.environ)
     for key in [k for k in env if k.startswith(("HOROVOD_", "HVD_"))]:
         del env[key]
@@ -36,7 +36,7 @@ def job_env(job):
     env["HOROVOD_STALL_CHECK_TIME_SECONDS"] = "10"
     env["HOROVOD_STALL_SHUTDOWN_TIME_SECONDS"] = "30"
     if Runner.framework != "c++":
-        env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.abspath(job_env.bin_dir)), "python")
+        env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.abspath(bin_dir)), "python")
     return env
 
 
@@ -81,7 +81,6 @@ class Hosts:
 
 
 def run_job(bin_dir, job, lines):
-    job_env.bin_dir = bin_dir
     """Runs `lines` in one hvdrun job. Returns (results, output): results[k] is None (passed on every rank), a
     list of failure lines, or "unfinished" when the job ended before every rank reported it."""
     with tempfile.NamedTemporaryFile("w", suffix=".cases", delete=False) as f:
@@ -92,7 +91,7 @@ def run_job(bin_dir, job, lines):
         command.append("--mpi")
     command += Runner.command(bin_dir, path)
     try:
-        done = subprocess.run(command, env=job_env(job), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        done = subprocess.run(command, env=job_env(job, bin_dir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=JOB_SECONDS + CASE_SECONDS * len(lines))
         output = done.stdout
     except subprocess.TimeoutExpired as e:

@@ -95,7 +95,7 @@ def _candidates(line):
             if any(r > 1 for r in rows):
                 half = OrderedDict(fields, rows=dots([min(r, max(r // 2, 1)) for r in rows]))
                 yield case_line(job, step, ops[:i] + [(kind, half)] + ops[i + 1:])
-        for key, plain in (("pre", None), ("post", None)):
+        for key in ("pre", "post"):
             if key in fields:
                 f = OrderedDict((k, v) for k, v in fields.items() if k != key)
                 yield case_line(job, step, ops[:i] + [(kind, f)] + ops[i + 1:])

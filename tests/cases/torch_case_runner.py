@@ -36,10 +36,6 @@ def parse(line):
     return step, ops
 
 
-def members(fields, size):
-    return [int(r) for r in fields["set"].split(".")] if "set" in fields else list(range(size))
-
-
 class Case:
     """One case on this rank: its ops submitted (in this rank's order), then each waited for and checked."""
 
